@@ -1,0 +1,102 @@
+"""Who is looking: the referee, a seated player, or nobody this encounter knows.
+
+The referee link and the join link are exchanged for marks in the browser's (signed) session;
+from then on every request and websocket is judged by those marks alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q, QuerySet
+from django.http import Http404, HttpRequest
+
+from .models import Combatant, Encounter, Seat
+
+REFEREE_KEY = "referee_of"
+SEATS_KEY = "seats"
+
+
+@dataclass(frozen=True)
+class Viewer:
+    encounter: Encounter
+    is_referee: bool
+    seat: Seat | None
+
+    @property
+    def role(self) -> str:
+        return "referee" if self.is_referee else "player"
+
+    def visible_combatants(self) -> QuerySet[Combatant]:
+        combatants = self.encounter.combatants.select_related("seat")
+        if self.is_referee:
+            return combatants
+        return combatants.filter(Q(hidden=False) | Q(seat=self.seat))
+
+    def controlled_combatants(self) -> QuerySet[Combatant]:
+        combatants = self.encounter.combatants.select_related("seat")
+        if self.is_referee:
+            return combatants
+        return combatants.filter(seat=self.seat)
+
+    def can_control(self, combatant: Combatant) -> bool:
+        return self.is_referee or (
+            self.seat is not None and combatant.seat_id == self.seat.pk
+        )
+
+    @property
+    def actor_name(self) -> str:
+        return self.seat.name if self.seat else ""
+
+
+def grant_referee(session: MutableMapping[str, Any], encounter: Encounter) -> None:
+    refereed = set(session.get(REFEREE_KEY, []))
+    refereed.add(encounter.pk)
+    session[REFEREE_KEY] = sorted(refereed)
+
+
+def grant_seat(session: MutableMapping[str, Any], seat: Seat) -> None:
+    seats = dict(session.get(SEATS_KEY, {}))
+    seats[str(seat.encounter_id)] = seat.pk
+    session[SEATS_KEY] = seats
+
+
+def seat_in(session: MutableMapping[str, Any], encounter: Encounter) -> Seat | None:
+    seat_id = session.get(SEATS_KEY, {}).get(str(encounter.pk))
+    if seat_id is None:
+        return None
+    return Seat.objects.filter(pk=seat_id, encounter=encounter).first()
+
+
+def viewer_from_session(
+    session: MutableMapping[str, Any], encounter: Encounter
+) -> Viewer | None:
+    if encounter.pk in session.get(REFEREE_KEY, []):
+        return Viewer(encounter, is_referee=True, seat=None)
+    seat = seat_in(session, encounter)
+    if seat is not None:
+        return Viewer(encounter, is_referee=False, seat=seat)
+    return None
+
+
+def viewer_for(request: HttpRequest, slug: str) -> Viewer:
+    """The viewer of encounter ``slug``, or 404 for anyone it does not know: an outsider
+    learns nothing, not even that the encounter exists."""
+    encounter = Encounter.objects.filter(slug=slug).first()
+    if encounter is None:
+        raise Http404
+    viewer = viewer_from_session(request.session, encounter)
+    if viewer is None:
+        raise Http404
+    return viewer
+
+
+def referee_for(request: HttpRequest, slug: str) -> Viewer:
+    """Like ``viewer_for``, but only the referee passes; a player gets 403."""
+    viewer = viewer_for(request, slug)
+    if not viewer.is_referee:
+        raise PermissionDenied
+    return viewer

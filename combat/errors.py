@@ -1,0 +1,32 @@
+"""The rules engine's errors, said in the user's language."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_lazy as _
+
+from rules.errors import RulesError
+
+# code -> message template; the engine's params fill the %(name)s slots.
+MESSAGES = {
+    "die_out_of_range": _("A d%(sides)s shows 1 to %(sides)s, not %(value)s."),
+    "die_not_integer": _("A die result must be a whole number."),
+    "too_many_dice": _("At most %(limit)s dice in one roll, please."),
+    "too_many_sides": _("A die may have at most %(limit)s sides."),
+    "bad_expression": _("“%(expr)s” is not a dice expression. Try 1d8+1 or 2k6."),
+    "expression_too_long": _("That dice expression is too long."),
+    "wrong_dice_count": _("Enter %(expected)s die results, one for each die."),
+    "bad_hit_dice": _("“%(value)s” is not a Hit Dice value. Try 1-1, 2, 2+1, 4* or ½."),
+    "ability_out_of_range": _("An ability score runs from 3 to 18."),
+    "modifier_out_of_range": _("The modifier must be between %(low)s and %(high)s."),
+}
+FALLBACK = _("That value is not valid.")
+
+
+def message_for(error: RulesError) -> str:
+    template = MESSAGES.get(error.code)
+    if template is None:
+        return str(FALLBACK)
+    try:
+        return str(template) % error.params
+    except (KeyError, TypeError, ValueError):
+        return str(FALLBACK)

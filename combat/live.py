@@ -1,0 +1,60 @@
+"""Live updates: announce a change after commit, and render what one viewer may see.
+
+A broadcast carries only the encounter's sequence number; each connected consumer renders the
+fragments for its own viewer (role, seat, language). Every message is a full snapshot of the
+live fragments, so a message dropped by the channel layer is repaired by the next one, and a
+browser that reconnects or wakes asks for one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.utils import translation
+
+from .access import Viewer
+from .models import Encounter, Side
+
+
+def announce(encounter: Encounter) -> None:
+    """Tell every browser on ``encounter`` once the current transaction commits."""
+    group, seq = encounter.group_name, encounter.seq
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is not None:
+            async_to_sync(layer.group_send)(group, {"type": "encounter.changed", "seq": seq})
+
+    transaction.on_commit(send)
+
+
+def live_context(viewer: Viewer) -> dict[str, Any]:
+    """Everything the live fragments need, filtered to what ``viewer`` may see."""
+    encounter = viewer.encounter
+    combatants = list(viewer.visible_combatants())
+    log = encounter.log.select_related("undone_by")
+    if not viewer.is_referee:
+        log = log.filter(secret=False)
+    return {
+        "viewer": viewer,
+        "encounter": encounter,
+        "party": [c for c in combatants if c.side == Side.PARTY],
+        "foes": [c for c in combatants if c.side == Side.FOES],
+        "controlled_ids": {c.pk for c in combatants if viewer.can_control(c)},
+        "show_numbers": viewer.is_referee or encounter.show_foe_hp,
+        "log_entries": list(log[: settings.FRAY_LOG_PAGE]),
+        "seats": list(encounter.seats.all()) if viewer.is_referee else [],
+    }
+
+
+def render_snapshot(viewer: Viewer, language: str) -> str:
+    """The live fragments as out-of-band swaps, in ``language``: the websocket message."""
+    viewer.encounter.refresh_from_db()
+    with translation.override(language):
+        context = live_context(viewer) | {"oob": True}
+        return render_to_string("combat/_live.html", context)

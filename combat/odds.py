@@ -1,0 +1,87 @@
+"""The odds shown before a roll: what the form describes so far, put to the rules engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from django import forms
+
+from rules import ose
+from rules.errors import RulesError
+
+from .forms import AttackForm, CheckForm, SaveForm
+
+
+@dataclass(frozen=True)
+class Odds:
+    needed: int  # the total needed: at least (attacks, saves) or at most (ability checks)
+    chance: Fraction
+    under: bool = False  # roll-under (ability checks)
+    matrix: Odds | None = None  # the attack matrix's answer, where the chosen method differs
+
+    @property
+    def percent(self) -> float:
+        """The chance in per cent, for display (templates round and localise it)."""
+        return float(self.chance * 100)
+
+
+def _values(form: forms.Form) -> dict[str, Any]:
+    """The form's valid values so far, whether it was posted or only prefilled."""
+    if form.is_bound:
+        data = form.data
+    else:
+        data = {name: form.get_initial_for_field(field, name)
+                for name, field in form.fields.items()}
+        data = {k: getattr(v, "pk", v) for k, v in data.items() if v is not None}
+    probe = type(form)(data, viewer=form.viewer)
+    probe.is_valid()
+    return probe.cleaned_data
+
+
+def for_form(form: forms.Form) -> Odds | None:
+    """Odds for an attack, save or check form; None until it says enough."""
+    try:
+        values = _values(form)
+        if isinstance(form, AttackForm):
+            return _attack(form, values)
+        if isinstance(form, SaveForm):
+            return _save(values)
+        if isinstance(form, CheckForm):
+            return _check(values)
+    except (RulesError, KeyError, AttributeError, TypeError):
+        return None
+    return None
+
+
+def _attack(form: AttackForm, values: dict[str, Any]) -> Odds:
+    attacker, target = values["actor"], values["target"]
+    score = attacker.str_score if values["mode"] == "melee" else attacker.dex_score
+    modifier = ose.ability_modifier(score) + (values.get("modifier") or 0)
+    method = form.viewer.encounter.attack_method
+
+    def odds_by(chosen: str) -> Odds:
+        needed = ose.roll_needed(attacker.thac0, target.ac, chosen)
+        chance = ose.attack_odds(thac0=attacker.thac0, target_ac=target.ac, method=chosen,
+                                 modifier=modifier)
+        return Odds(needed=needed, chance=chance)
+
+    chosen = odds_by(method)
+    if method != ose.AttackMethod.MATRIX:
+        matrix = odds_by(ose.AttackMethod.MATRIX)
+        if matrix != chosen:
+            return Odds(chosen.needed, chosen.chance, matrix=matrix)
+    return chosen
+
+
+def _save(values: dict[str, Any]) -> Odds:
+    needed = values["actor"].save_value(values["category"])
+    return Odds(needed=needed, chance=ose.save_odds(needed, values.get("modifier") or 0))
+
+
+def _check(values: dict[str, Any]) -> Odds:
+    score = values["score"]  # the form fills in STR and DEX from the combatant
+    chance = ose.ability_check_odds(score, values.get("modifier") or 0)
+    return Odds(needed=score, chance=chance, under=True)
+

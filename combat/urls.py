@@ -1,0 +1,36 @@
+"""URL routes: pages, the referee's table, rolls."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+
+from .views import pages, rolls, table
+
+encounter_patterns = [
+    path("", pages.encounter, name="encounter"),
+    path("log/", pages.log, name="log"),
+    path("qr.svg", pages.join_qr, name="join_qr"),
+    path("settings/", table.encounter_settings, name="encounter_settings"),
+    path("combatants/new/", table.combatant_new, name="combatant_new"),
+    path("combatants/quick-add/", table.quick_add, name="quick_add"),
+    path("combatants/<int:pk>/", table.combatant_edit, name="combatant_edit"),
+    path("combatants/<int:pk>/delete/", table.combatant_delete, name="combatant_delete"),
+    path("combatants/<int:pk>/hide/", table.combatant_toggle_hidden, name="combatant_hide"),
+    path("seats/<int:pk>/remove/", table.seat_remove, name="seat_remove"),
+    path("attack/", rolls.attack, name="attack"),
+    path("save/", rolls.saving_throw, name="save"),
+    path("check/", rolls.ability_check, name="check"),
+    path("hit-points/", rolls.hit_points, name="hit_points"),
+    path("rest/", rolls.rest, name="rest"),
+    path("roll/", rolls.free_roll, name="free_roll"),
+    path("undo/<int:seq>/", rolls.undo, name="undo"),
+    path("odds/<str:kind>/", rolls.odds_preview, name="odds"),
+]
+
+urlpatterns = [
+    path("", pages.home, name="home"),
+    path("r/<str:key>/", pages.referee_link, name="referee_link"),
+    path("join/<str:token>/", pages.join, name="join"),
+    path("e/<str:slug>/", include(encounter_patterns)),
+    path("i18n/", include("django.conf.urls.i18n")),
+]

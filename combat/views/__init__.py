@@ -1,0 +1,1 @@
+"""Views, split by topic: pages people open, the referee's table, and rolls."""

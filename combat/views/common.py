@@ -1,0 +1,55 @@
+"""What the encounter views share: the page context and the htmx-or-redirect reply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+
+from ..access import Viewer
+from ..forms import EncounterSettingsForm
+from ..live import live_context
+
+
+def encounter_url(viewer: Viewer) -> str:
+    return reverse("encounter", args=[viewer.encounter.slug])
+
+
+def referee_context(request: HttpRequest, viewer: Viewer) -> dict[str, Any]:
+    encounter = viewer.encounter
+    return {
+        "join_url": request.build_absolute_uri(reverse("join", args=[encounter.join_token])),
+        "referee_url": request.build_absolute_uri(
+            reverse("referee_link", args=[encounter.referee_key])
+        ),
+        "settings_form": EncounterSettingsForm(instance=encounter, prefix="settings"),
+    }
+
+
+def page(
+    request: HttpRequest, viewer: Viewer, panel: str | None = None, **extra: Any
+) -> HttpResponse:
+    """The whole encounter page, with an optional form in its action panel."""
+    context = live_context(viewer) | {"panel": panel, "oob": False}
+    if viewer.is_referee:
+        context |= referee_context(request, viewer)
+    return render(request, "combat/encounter.html", context | extra)
+
+
+def panel_reply(
+    request: HttpRequest, viewer: Viewer, panel: str, *, done: bool = False, **extra: Any
+) -> HttpResponse:
+    """The action panel after a form was shown or posted.
+
+    htmx gets the panel plus the live fragments out of band, so the actor sees the outcome at
+    once even if their websocket is down; a plain browser is redirected after success (so a
+    reload does not roll again) or gets the whole page with the form's messages.
+    """
+    if done and not request.htmx:
+        return redirect(encounter_url(viewer))
+    if not request.htmx:
+        return page(request, viewer, panel=panel, **extra)
+    context = live_context(viewer) | {"panel": panel, "oob": True} | extra
+    return render(request, "combat/_panel_reply.html", context)

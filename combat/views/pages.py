@@ -1,0 +1,92 @@
+"""Pages people open: home, the referee and join links, the encounter, the log, the QR code."""
+
+from __future__ import annotations
+
+import io
+
+import segno
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+
+from .. import actions
+from ..access import Viewer, grant_referee, grant_seat, seat_in, viewer_for
+from ..forms import EncounterForm, JoinForm
+from ..models import Encounter, Seat
+from .common import encounter_url, page
+
+
+@require_http_methods(["GET", "POST"])
+def home(request: HttpRequest) -> HttpResponse:
+    form = EncounterForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        encounter = form.save()
+        grant_referee(request.session, encounter)
+        return redirect("encounter", encounter.slug)
+    return render(request, "combat/home.html", {"form": form, "mine": _my_encounters(request)})
+
+
+def _my_encounters(request: HttpRequest) -> list[Encounter]:
+    """Encounters this browser referees or sits in, newest first, to reopen them."""
+    ids = set(request.session.get("referee_of", []))
+    ids |= {int(pk) for pk in request.session.get("seats", {})}
+    return list(Encounter.objects.filter(pk__in=ids)[:20])
+
+
+@require_GET
+def referee_link(request: HttpRequest, key: str) -> HttpResponse:
+    """Exchange the secret referee key for a mark in this browser's session, then move to a
+    clean URL so the key does not linger in history or referrers."""
+    encounter = get_object_or_404(Encounter, referee_key=key)
+    grant_referee(request.session, encounter)
+    return redirect("encounter", encounter.slug)
+
+
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    encounter = get_object_or_404(Encounter, join_token=token)
+    if seat_in(request.session, encounter) is not None:
+        return redirect("encounter", encounter.slug)
+    form = JoinForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            seat = Seat.objects.create(encounter=encounter, name=form.cleaned_data["name"])
+            actions.touch(Viewer(encounter, is_referee=False, seat=seat))
+        grant_seat(request.session, seat)
+        return redirect("encounter", encounter.slug)
+    return render(request, "combat/join.html", {"form": form, "encounter": encounter})
+
+
+@require_GET
+def encounter(request: HttpRequest, slug: str) -> HttpResponse:
+    return page(request, viewer_for(request, slug))
+
+
+@require_GET
+def log(request: HttpRequest, slug: str) -> HttpResponse:
+    """The whole roll log, a page at a time."""
+    viewer = viewer_for(request, slug)
+    entries = viewer.encounter.log.select_related("undone_by")
+    if not viewer.is_referee:
+        entries = entries.filter(secret=False)
+    log_page = Paginator(entries, 100).get_page(request.GET.get("page"))
+    return render(
+        request, "combat/log.html",
+        {"viewer": viewer, "encounter": viewer.encounter, "log_page": log_page,
+         "back": encounter_url(viewer)},
+    )
+
+
+@require_GET
+def join_qr(request: HttpRequest, slug: str) -> HttpResponse:
+    """The join link as an SVG QR code, for players to scan from the referee's screen."""
+    viewer = viewer_for(request, slug)
+    url = request.build_absolute_uri(reverse("join", args=[viewer.encounter.join_token]))
+    buffer = io.BytesIO()
+    segno.make(url, error="m").save(buffer, kind="svg", scale=6, border=2, dark="#111")
+    response = HttpResponse(buffer.getvalue(), content_type="image/svg+xml")
+    response["Cache-Control"] = "private, no-store"
+    return response

@@ -1,0 +1,161 @@
+"""Rolls and hit points: attacks, saving throws, ability checks, damage, healing, free rolls,
+undo, and the odds shown before a roll."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from rules.errors import RulesError
+
+from .. import actions, odds
+from ..access import Viewer, referee_for, viewer_for
+from ..errors import message_for
+from ..forms import AttackForm, CheckForm, FreeRollForm, HitPointsForm, RestForm, SaveForm
+from ..models import LogEntry
+from .common import panel_reply
+
+
+def _refuse_foreign_actor(request: HttpRequest, viewer: Viewer) -> None:
+    """Acting for a combatant this viewer does not control is refused outright (403), not
+    merely reported as a bad choice: nothing changes."""
+    actor = request.POST.get("actor", "")
+    if actor.isdigit() and not viewer.controlled_combatants().filter(pk=int(actor)).exists():
+        raise PermissionDenied
+
+
+def _initial(request: HttpRequest) -> dict[str, Any]:
+    """Prefill from the button that opened the form (?actor=3&category=death)."""
+    return {key: value for key, value in request.GET.items() if key in {
+        "actor", "target", "category", "ability", "action", "mode",
+    }}
+
+
+def _roll_view(
+    request: HttpRequest,
+    slug: str,
+    panel: str,
+    form_class: type,
+    act: Callable[[Viewer, dict[str, Any]], LogEntry],
+) -> HttpResponse:
+    viewer = viewer_for(request, slug)
+    if request.method == "POST":
+        _refuse_foreign_actor(request, viewer)
+        form = form_class(request.POST, viewer=viewer)
+        if form.is_valid():
+            try:
+                entry = act(viewer, form.cleaned_data)
+            except RulesError as error:
+                form.add_error(None, message_for(error))
+            else:
+                fresh = form_class(viewer=viewer, initial=_kept(form))
+                return panel_reply(request, viewer, panel, done=True, form=fresh, result=entry,
+                                   odds=odds.for_form(fresh))
+    else:
+        form = form_class(viewer=viewer, initial=_initial(request))
+    return panel_reply(request, viewer, panel, form=form, odds=odds.for_form(form))
+
+
+def _kept(form) -> dict[str, Any]:
+    """After a roll the next form keeps who acts and against what, not the die results."""
+    kept = {"actor", "target", "mode", "category", "ability", "damage", "action"}
+    return {k: v for k, v in form.data.items() if k in kept}
+
+
+@require_http_methods(["GET", "POST"])
+def attack(request: HttpRequest, slug: str) -> HttpResponse:
+    def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
+        return actions.attack(
+            viewer, attacker=data["actor"], target=data["target"], mode=data["mode"],
+            modifier=data["modifier"], natural=data["natural"], damage=data["damage"],
+            damage_dice=data["damage_dice"], secret=data.get("secret", False),
+        )
+
+    return _roll_view(request, slug, "attack", AttackForm, act)
+
+
+@require_http_methods(["GET", "POST"])
+def saving_throw(request: HttpRequest, slug: str) -> HttpResponse:
+    def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
+        return actions.saving_throw(
+            viewer, actor=data["actor"], category=data["category"], modifier=data["modifier"],
+            natural=data["natural"], damage=data["damage"], secret=data.get("secret", False),
+        )
+
+    return _roll_view(request, slug, "save", SaveForm, act)
+
+
+@require_http_methods(["GET", "POST"])
+def ability_check(request: HttpRequest, slug: str) -> HttpResponse:
+    def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
+        return actions.ability_check(
+            viewer, actor=data["actor"], ability=data["ability"], score=data["score"],
+            modifier=data["modifier"], natural=data["natural"],
+            secret=data.get("secret", False),
+        )
+
+    return _roll_view(request, slug, "check", CheckForm, act)
+
+
+@require_http_methods(["GET", "POST"])
+def hit_points(request: HttpRequest, slug: str) -> HttpResponse:
+    def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
+        return actions.change_hit_points(
+            viewer, actor=data["actor"], action=data["action"], amount=data["amount"]
+        )
+
+    return _roll_view(request, slug, "hp", HitPointsForm, act)
+
+
+@require_http_methods(["GET", "POST"])
+def rest(request: HttpRequest, slug: str) -> HttpResponse:
+    def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
+        return actions.rest(
+            viewer, actor=data["actor"], days=data["days"], interrupted=data["interrupted"],
+            day_dice=data["day_dice"],
+        )
+
+    return _roll_view(request, slug, "rest", RestForm, act)
+
+
+@require_http_methods(["GET", "POST"])
+def free_roll(request: HttpRequest, slug: str) -> HttpResponse:
+    def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
+        return actions.free_roll(
+            viewer, expression=data["expression"], label=data["label"],
+            entered=data["entered"], secret=data.get("secret", False),
+        )
+
+    return _roll_view(request, slug, "roll", FreeRollForm, act)
+
+
+@require_POST
+def undo(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
+    viewer = referee_for(request, slug)
+    entry = get_object_or_404(LogEntry, encounter=viewer.encounter, seq=seq)
+    try:
+        result = actions.undo(viewer, entry)
+    except actions.AlreadyUndone:
+        return panel_reply(request, viewer, "message",
+                           message=_("That entry was already undone."))
+    return panel_reply(request, viewer, "message", done=True, result=result)
+
+
+FORMS = {"attack": AttackForm, "save": SaveForm, "check": CheckForm}
+
+
+@require_GET
+def odds_preview(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
+    """The odds of the roll the form describes so far, recomputed as the form changes."""
+    viewer = viewer_for(request, slug)
+    form_class = FORMS.get(kind)
+    if form_class is None:
+        return HttpResponse(status=404)
+    form = form_class(request.GET, viewer=viewer)
+    return render(request, "combat/_odds.html", {"odds": odds.for_form(form)})

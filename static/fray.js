@@ -1,0 +1,64 @@
+// Fray's small amount of glue: keep the live connection alive on phones, resync after any
+// gap, and submit the language switcher on change. No inline scripts (CSP), no eval.
+(function () {
+  "use strict";
+  document.documentElement.classList.add("js");
+
+  document.addEventListener("change", function (event) {
+    var target = event.target;
+    if (target.matches && target.matches("select[data-autosubmit]")) {
+      target.form.submit();
+    }
+  });
+
+  if (!window.htmx) { return; }
+
+  // A LAN reconnects fast: cap the backoff at a few seconds instead of htmx's 64 s.
+  htmx.config.wsReconnectDelay = function (retryCount) {
+    var ceiling = Math.min(500 * Math.pow(2, retryCount), 4000);
+    return ceiling / 2 + Math.random() * ceiling / 2;
+  };
+
+  var socket = null;
+  var open = false;
+  var FINAL_CODES = [4403, 4404]; // the server said: no access here any more
+
+  function setStatus(online) {
+    var status = document.getElementById("live-status");
+    if (!status) { return; }
+    status.dataset.state = online ? "online" : "offline";
+    status.textContent = online ? status.dataset.online : status.dataset.offline;
+  }
+
+  function sync() {
+    if (socket && open) { socket.send(JSON.stringify({ type: "sync" })); }
+  }
+
+  document.body.addEventListener("htmx:wsOpen", function (event) {
+    socket = event.detail.socketWrapper;
+    open = true;
+    setStatus(true);
+    // The server sends a snapshot on every (re)connect; nothing missed stays missing.
+  });
+
+  document.body.addEventListener("htmx:wsClose", function (event) {
+    open = false;
+    setStatus(false);
+    var code = event.detail.event.code;
+    var retried = [1006, 1011, 1012, 1013].indexOf(code) >= 0; // htmx retries these itself
+    if (!retried && FINAL_CODES.indexOf(code) < 0 && socket) {
+      window.setTimeout(function () { socket.reconnect(); }, 1000);
+    }
+  });
+
+  // Phones drop sockets in the background: on return, reconnect or ask for a fresh snapshot.
+  document.addEventListener("visibilitychange", function () {
+    if (document.visibilityState !== "visible") { return; }
+    if (open) { sync(); } else if (socket) { socket.reconnect(); }
+  });
+
+  // A channel layer may drop a message under load; a periodic snapshot bounds the damage.
+  window.setInterval(function () {
+    if (document.visibilityState === "visible") { sync(); }
+  }, 30000);
+})();

@@ -1,0 +1,83 @@
+"""Personas: the referee, a seated player, another player, and an outsider who should have
+no access at all; plus an encounter with a party and some foes."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from combat.models import Combatant, Encounter, Kind, Seat, Side
+
+
+@pytest.fixture
+def encounter(db) -> Encounter:
+    return Encounter.objects.create(name="The goblin cave")
+
+
+@pytest.fixture
+def referee(encounter: Encounter) -> Client:
+    client = Client()
+    client.get(reverse("referee_link", args=[encounter.referee_key]))
+    return client
+
+
+def _seated(encounter: Encounter, name: str) -> Client:
+    client = Client()
+    response = client.post(reverse("join", args=[encounter.join_token]), {"name": name})
+    assert response.status_code == 302
+    client.seat = Seat.objects.get(encounter=encounter, name=name)
+    return client
+
+
+@pytest.fixture
+def player(encounter: Encounter) -> Client:
+    return _seated(encounter, "Anna")
+
+
+@pytest.fixture
+def other_player(encounter: Encounter) -> Client:
+    return _seated(encounter, "Boris")
+
+
+@pytest.fixture
+def outsider(db) -> Client:
+    return Client()
+
+
+def character(encounter: Encounter, name: str, seat: Seat | None = None, **extra) -> Combatant:
+    values = dict(
+        side=Side.PARTY, kind=Kind.CHARACTER, ac=4, hp_max=20, hp=20, thac0=17,
+        save_death=10, save_wands=11, save_paralysis=12, save_breath=13, save_spells=14,
+        str_score=13, dex_score=9,
+    )
+    return Combatant.objects.create(encounter=encounter, name=name, seat=seat, **values | extra)
+
+
+def monster(encounter: Encounter, name: str, **extra) -> Combatant:
+    values = dict(
+        side=Side.FOES, kind=Kind.MONSTER, ac=6, hp_max=5, hp=5, hit_dice="1-1", thac0=19,
+        save_death=12, save_wands=13, save_paralysis=14, save_breath=15, save_spells=16,
+    )
+    return Combatant.objects.create(encounter=encounter, name=name, **values | extra)
+
+
+@pytest.fixture
+def fighter(encounter: Encounter, player: Client) -> Combatant:
+    return character(encounter, "Aldric", seat=player.seat)
+
+
+@pytest.fixture
+def thief(encounter: Encounter, other_player: Client) -> Combatant:
+    return character(encounter, "Brina", seat=other_player.seat, thac0=19, ac=7, hp_max=8, hp=8)
+
+
+@pytest.fixture
+def goblin(encounter: Encounter) -> Combatant:
+    return monster(encounter, "Goblin")
+
+
+@pytest.fixture
+def lurker(encounter: Encounter) -> Combatant:
+    """A foe the referee keeps hidden."""
+    return monster(encounter, "Lurking wight", hidden=True, hp_max=13, hp=13, hit_dice="3*")

@@ -1,0 +1,81 @@
+"""Concurrent damage from several browsers never loses an update.
+
+Under ASGI the sync views of one process share a thread, so contention only shows between
+processes: each worker here is a forked process with its own database connection, posting
+through the real view, as several Daphne workers behind a proxy would.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+
+import pytest
+from django.db import connections
+from django.test import Client
+from django.urls import reverse
+
+from combat.models import Combatant, Encounter, LogEntry
+
+from .conftest import monster
+
+WORKERS = 4
+HITS_EACH = 10
+
+
+def _hammer(slug: str, referee_key: str, target: int, action: str, results) -> None:
+    connections.close_all()  # never share the parent's connection across a fork
+    client = Client()
+    client.get(reverse("referee_link", args=[referee_key]))
+    codes = []
+    for _ in range(HITS_EACH):
+        response = client.post(reverse("hit_points", args=[slug]),
+                               {"actor": target, "action": action, "amount": 1})
+        codes.append(response.status_code)
+    connections.close_all()
+    results.put(codes)
+
+
+def _run_workers(encounter: Encounter, target: Combatant, action: str) -> list[int]:
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    connections.close_all()
+    workers = [
+        context.Process(target=_hammer,
+                        args=(encounter.slug, encounter.referee_key, target.pk, action, results))
+        for _ in range(WORKERS)
+    ]
+    for worker in workers:
+        worker.start()
+    codes = [code for _ in workers for code in results.get(timeout=120)]
+    for worker in workers:
+        worker.join(timeout=30)
+        assert worker.exitcode == 0
+    return codes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_damage_from_several_processes_loses_nothing():
+    encounter = Encounter.objects.create(name="Siege")
+    troll = monster(encounter, "Troll", hp_max=100, hp=100)
+    codes = _run_workers(encounter, troll, "damage")
+    assert codes == [302] * WORKERS * HITS_EACH
+    troll.refresh_from_db()
+    assert troll.hp == 100 - WORKERS * HITS_EACH
+    entries = LogEntry.objects.filter(encounter=encounter)
+    assert entries.count() == WORKERS * HITS_EACH
+    # Every change got its own sequence number.
+    assert sorted(entries.values_list("seq", flat=True)) == list(
+        range(1, WORKERS * HITS_EACH + 1)
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_healing_respects_the_maximum_and_loses_nothing():
+    encounter = Encounter.objects.create(name="Temple")
+    hero = monster(encounter, "Hero", hp_max=100, hp=70)
+    _run_workers(encounter, hero, "heal")
+    hero.refresh_from_db()
+    assert hero.hp == 100
+    applied = sum(e["hp"] for entry in LogEntry.objects.filter(encounter=encounter)
+                  for e in entry.effects)
+    assert applied == 30

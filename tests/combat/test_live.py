@@ -1,0 +1,147 @@
+"""The websocket: each viewer gets only what their role may see, live and on reconnect."""
+
+from __future__ import annotations
+
+import pytest
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client
+from django.urls import reverse
+
+from combat.asgi import application
+
+from .conftest import character, monster
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+def _connect(client: Client | None, slug: str, language: str | None = None):
+    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+    cookies = []
+    if client is not None and settings.SESSION_COOKIE_NAME in client.cookies:
+        cookies.append(f"{settings.SESSION_COOKIE_NAME}="
+                       f"{client.cookies[settings.SESSION_COOKIE_NAME].value}")
+    if language:
+        cookies.append(f"{settings.LANGUAGE_COOKIE_NAME}={language}")
+    if cookies:
+        headers.append((b"cookie", "; ".join(cookies).encode()))
+    return WebsocketCommunicator(application, f"/ws/e/{slug}/", headers=headers)
+
+
+async def _open(client, slug, language=None):
+    communicator = _connect(client, slug, language)
+    connected, _code = await communicator.connect()
+    assert connected
+    return communicator, await communicator.receive_from(timeout=5)
+
+
+@pytest.fixture
+def table(db):
+    """An encounter with a referee, a seated player with a character, a visible goblin and a
+    hidden wight, built synchronously before the async test runs."""
+    from combat.models import Encounter
+
+    encounter = Encounter.objects.create(name="Crypt")
+    referee = Client()
+    referee.get(reverse("referee_link", args=[encounter.referee_key]))
+    player = Client()
+    player.post(reverse("join", args=[encounter.join_token]), {"name": "Anna"})
+    seat = encounter.seats.get()
+    hero = character(encounter, "Aldric", seat=seat)
+    goblin = monster(encounter, "Goblin", hp_max=7, hp=7)
+    wight = monster(encounter, "Wight", hidden=True, hp_max=13, hp=13, hit_dice="3*")
+    return encounter, referee, player, hero, goblin, wight
+
+
+async def test_the_snapshot_on_connect_hides_what_a_player_may_not_see(table):
+    encounter, referee, player, _hero, _goblin, _wight = table
+    referee_ws, referee_view = await _open(referee, encounter.slug)
+    player_ws, player_view = await _open(player, encounter.slug)
+    assert "Wight" in referee_view and "13/13" in referee_view
+    assert "Wight" not in player_view
+    assert "Goblin" in player_view and "7/7" not in player_view  # a health word instead
+    assert "Aldric" in player_view
+    await referee_ws.disconnect()
+    await player_ws.disconnect()
+
+
+async def test_a_change_reaches_every_browser_in_its_own_language(table):
+    from asgiref.sync import sync_to_async
+
+    encounter, referee, player, hero, goblin, _wight = table
+    referee_ws, _ = await _open(referee, encounter.slug, language="en")
+    player_ws, _ = await _open(player, encounter.slug, language="cs")
+    await sync_to_async(player.post)(
+        reverse("attack", args=[encounter.slug]),
+        {"actor": hero.pk, "target": goblin.pk, "mode": "melee", "natural": 17,
+         "damage": "1d6", "damage_dice": "3"},
+    )
+    referee_msg = await referee_ws.receive_from(timeout=5)
+    player_msg = await player_ws.receive_from(timeout=5)
+    assert "Aldric attacks Goblin" in referee_msg
+    assert "hx-swap-oob" in player_msg
+    assert "Aldric" in player_msg and "Goblin" in player_msg
+    assert "TZ" in player_msg  # Czech: třída zbroje
+    await referee_ws.disconnect()
+    await player_ws.disconnect()
+
+
+async def test_a_secret_roll_never_reaches_a_player(table):
+    from asgiref.sync import sync_to_async
+
+    encounter, referee, player, _hero, goblin, wight = table
+    referee_ws, _ = await _open(referee, encounter.slug)
+    player_ws, _ = await _open(player, encounter.slug)
+    await sync_to_async(referee.post)(
+        reverse("free_roll", args=[encounter.slug]),
+        {"expression": "1d100", "label": "Wandering monsters", "secret": "on"},
+    )
+    assert "Wandering monsters" in await referee_ws.receive_from(timeout=5)
+    assert "Wandering monsters" not in await player_ws.receive_from(timeout=5)
+    # A roll involving the hidden wight is secret by itself.
+    await sync_to_async(referee.post)(
+        reverse("save", args=[encounter.slug]),
+        {"actor": wight.pk, "category": "spells", "natural": 3},
+    )
+    assert "Wight" in await referee_ws.receive_from(timeout=5)
+    assert "Wight" not in await player_ws.receive_from(timeout=5)
+    await referee_ws.disconnect()
+    await player_ws.disconnect()
+
+
+async def test_a_browser_can_ask_for_a_fresh_snapshot(table):
+    encounter, _referee, player, *_ = table
+    player_ws, _ = await _open(player, encounter.slug)
+    await player_ws.send_json_to({"type": "sync"})
+    assert "Goblin" in await player_ws.receive_from(timeout=5)
+    await player_ws.send_to(text_data="not json")
+    assert await player_ws.receive_nothing(timeout=0.2)
+    await player_ws.disconnect()
+
+
+async def test_an_outsider_cannot_open_the_socket(table):
+    encounter, *_ = table
+    communicator = _connect(Client(), encounter.slug)
+    connected, _code = await communicator.connect()
+    assert not connected
+
+
+async def test_a_foreign_origin_is_refused(table):
+    encounter, referee, *_ = table
+    communicator = _connect(referee, encounter.slug)
+    communicator.scope["headers"] = [
+        (k, v) if k != b"origin" else (k, b"http://evil.example") for k, v in
+        communicator.scope["headers"]
+    ]
+    connected, _code = await communicator.connect()
+    assert not connected
+
+
+async def test_the_group_is_empty_after_disconnect(table):
+    encounter, referee, *_ = table
+    referee_ws, _ = await _open(referee, encounter.slug)
+    await referee_ws.disconnect()
+    layer = get_channel_layer()
+    if hasattr(layer, "groups"):  # the in-memory layer exposes its groups
+        assert not layer.groups.get(encounter.group_name)

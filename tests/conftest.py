@@ -1,0 +1,21 @@
+"""Fixtures every test package shares."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+
+def require_or_skip(available: bool, reason: str) -> None:
+    """Skip on a developer's machine that lacks a tool; fail in CI, where it must be there."""
+    if available:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (required in CI)")
+    pytest.skip(reason)
+
+
+def has_program(path: str) -> bool:
+    return os.path.exists(path) or shutil.which(path) is not None
