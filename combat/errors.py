@@ -10,14 +10,20 @@ from rules.errors import RulesError
 MESSAGES = {
     "die_out_of_range": _("A d%(sides)s shows 1 to %(sides)s, not %(value)s."),
     "die_not_integer": _("A die result must be a whole number."),
+    "not_an_integer": _("That must be a whole number."),
     "too_many_dice": _("At most %(limit)s dice in one roll, please."),
     "too_many_sides": _("A die may have at most %(limit)s sides."),
     "bad_expression": _("“%(expr)s” is not a dice expression. Try 1d8+1 or 2k6."),
-    "expression_too_long": _("That dice expression is too long."),
-    "wrong_dice_count": _("Enter %(expected)s die results, one for each die."),
+    "expression_too_long": _("That dice expression is too long (at most %(limit)s characters)."),
+    "wrong_number_of_dice": _("Enter %(expected)s die results, one for each die."),
     "bad_hit_dice": _("“%(value)s” is not a Hit Dice value. Try 1-1, 2, 2+1, 4* or ½."),
-    "ability_out_of_range": _("An ability score runs from 3 to 18."),
+    "ability_out_of_range": _("An ability score runs from %(low)s to %(high)s."),
     "modifier_out_of_range": _("The modifier must be between %(low)s and %(high)s."),
+    "bad_modifier": _("The modifier must be a whole number."),
+    "save_value_out_of_range": _("A saving throw value runs from %(low)s to %(high)s."),
+    "bad_damage": _("Damage must be a whole number, zero or more."),
+    "cannot_heal_the_dead": _("The dead cannot be healed."),
+    "too_many_days": _("At most %(limit)s days at once."),
 }
 FALLBACK = _("That value is not valid.")
 

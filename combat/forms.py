@@ -63,7 +63,7 @@ class CombatantForm(forms.ModelForm):
     """Add or edit a combatant. A monster's THAC0 and saves come from its Hit Dice unless
     the referee overrides them; a normal human uses the BČ row; a character's are entered."""
 
-    hp = forms.IntegerField(label=_("current hit points"), required=False, min_value=-999,
+    hp = forms.IntegerField(label=_("Current hit points"), required=False, min_value=-999,
                             max_value=9999)
 
     class Meta:
@@ -133,16 +133,16 @@ class CombatantForm(forms.ModelForm):
 class QuickAddForm(forms.Form):
     """Several identical monsters at once, each with its own rolled hit points."""
 
-    count = forms.IntegerField(label=_("how many"), min_value=1, max_value=30, initial=4)
-    name = forms.CharField(label=_("name"), max_length=50)
-    ac = forms.IntegerField(label=_("armour class"), min_value=-20, max_value=20)
+    count = forms.IntegerField(label=_("How many"), min_value=1, max_value=30, initial=4)
+    name = forms.CharField(label=_("Name"), max_length=50)
+    ac = forms.IntegerField(label=_("Armour class"), min_value=-20, max_value=20)
     hit_dice = forms.CharField(label=_("Hit Dice"), max_length=16)
     hp_dice = forms.CharField(
-        label=_("hit points (dice)"), max_length=40, required=False,
+        label=_("Hit points (dice)"), max_length=40, required=False,
         help_text=_("Leave empty to roll the Hit Dice as d8s."),
     )
-    side = forms.ChoiceField(label=_("side"), choices=Side.choices, initial=Side.FOES)
-    hidden = forms.BooleanField(label=_("hidden from players"), required=False)
+    side = forms.ChoiceField(label=_("Side"), choices=Side.choices, initial=Side.FOES)
+    hidden = forms.BooleanField(label=_("Hidden from players"), required=False)
 
     def clean_hit_dice(self) -> str:
         hit_dice = self.cleaned_data["hit_dice"].strip()
@@ -167,14 +167,14 @@ def _combatant_field(queryset, label) -> forms.ModelChoiceField:
 
 def _modifier_field(limit: int, help_text: str = "") -> forms.IntegerField:
     return forms.IntegerField(
-        label=_("modifier"), initial=0, required=False, min_value=-limit, max_value=limit,
+        label=_("Modifier"), initial=0, required=False, min_value=-limit, max_value=limit,
         help_text=help_text,
     )
 
 
 def _natural_field(sides: int) -> forms.IntegerField:
     return forms.IntegerField(
-        label=_("die rolled at the table"), required=False, min_value=1, max_value=sides,
+        label=_("Die rolled at the table"), required=False, min_value=1, max_value=sides,
         help_text=_("Leave empty and the server rolls."),
     )
 
@@ -215,12 +215,12 @@ class RollForm(forms.Form):
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.viewer = viewer
-        self.fields["actor"] = _combatant_field(viewer.controlled_combatants(), _("who"))
+        self.fields["actor"] = _combatant_field(viewer.controlled_combatants(), _("Who"))
         self.fields["modifier"] = _modifier_field(self.modifier_limit, self.modifier_help)
         self.fields["natural"] = _natural_field(self.sides)
         if viewer.is_referee:
             self.fields["secret"] = forms.BooleanField(
-                label=_("roll in secret"), required=False
+                label=_("Roll in secret"), required=False
             )
         self.order_fields(["actor", *self.field_order_extra, "modifier", "natural"])
 
@@ -231,19 +231,19 @@ class RollForm(forms.Form):
 class AttackForm(RollForm):
     field_order_extra = ("target", "mode")
     mode = forms.ChoiceField(
-        label=_("attack"),
-        choices=[("melee", pgettext_lazy("attack", "melee (STR)")),
-                 ("missile", pgettext_lazy("attack", "missile (DEX)"))],
+        label=_("Attack"),
+        choices=[("melee", pgettext_lazy("attack", "Melee (STR)")),
+                 ("missile", pgettext_lazy("attack", "Missile (DEX)"))],
         initial="melee",
     )
-    damage = DiceField(label=_("damage"), max_length=40, required=False, initial="1d6")
+    damage = DiceField(label=_("Damage"), max_length=40, required=False, initial="1d6")
     damage_dice = EnteredDiceField(
-        label=_("damage dice rolled at the table"), max_length=200, required=False
+        label=_("Damage dice rolled at the table"), max_length=200, required=False
     )
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["target"] = _combatant_field(viewer.visible_combatants(), _("target"))
+        self.fields["target"] = _combatant_field(viewer.visible_combatants(), _("Target"))
         self.order_fields(["actor", "target", "mode", "modifier", "natural", "damage",
                            "damage_dice"])
 
@@ -265,9 +265,9 @@ SAVE_CHOICES = [
 
 class SaveForm(RollForm):
     field_order_extra = ("category",)
-    category = forms.ChoiceField(label=_("saving throw"), choices=SAVE_CHOICES)
+    category = forms.ChoiceField(label=_("Saving throw"), choices=SAVE_CHOICES)
     damage = forms.IntegerField(
-        label=_("damage of the effect"), required=False, min_value=0, max_value=9999,
+        label=_("Damage of the effect"), required=False, min_value=0, max_value=9999,
         help_text=_("Halved on a successful save, rounded down."),
     )
 
@@ -280,8 +280,8 @@ ABILITY_CHOICES = [
 
 class CheckForm(RollForm):
     field_order_extra = ("ability", "score")
-    ability = forms.ChoiceField(label=_("ability"), choices=ABILITY_CHOICES)
-    score = forms.IntegerField(label=_("score"), min_value=3, max_value=18, required=False,
+    ability = forms.ChoiceField(label=_("Ability"), choices=ABILITY_CHOICES)
+    score = forms.IntegerField(label=_("Score"), min_value=3, max_value=18, required=False,
                                help_text=_("STR and DEX come from the combatant."))
 
     modifier_limit = 4
@@ -301,24 +301,24 @@ class HitPointsForm(forms.Form):
     """Damage or healing by hand."""
 
     action = forms.ChoiceField(
-        label=_("what"),
-        choices=[("damage", _("damage")), ("heal", _("magical healing"))],
+        label=_("What"),
+        choices=[("damage", _("Damage")), ("heal", _("Magical healing"))],
     )
-    amount = forms.IntegerField(label=_("how many hit points"), min_value=0, max_value=9999)
+    amount = forms.IntegerField(label=_("How many hit points"), min_value=0, max_value=9999)
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.viewer = viewer
-        self.fields["actor"] = _combatant_field(viewer.controlled_combatants(), _("who"))
+        self.fields["actor"] = _combatant_field(viewer.controlled_combatants(), _("Who"))
         self.order_fields(["actor", "action", "amount"])
 
 
 class RestForm(forms.Form):
     """Natural healing: 1d3 for each full day of rest; an interrupted day heals nothing."""
 
-    days = forms.IntegerField(label=_("days of full rest"), min_value=1, max_value=60, initial=1)
+    days = forms.IntegerField(label=_("Days of full rest"), min_value=1, max_value=60, initial=1)
     interrupted = forms.IntegerField(
-        label=_("of them interrupted"), min_value=0, max_value=60, initial=0, required=False
+        label=_("Of them interrupted"), min_value=0, max_value=60, initial=0, required=False
     )
     day_dice = EnteredDiceField(
         label=_("d3 results rolled at the table"), max_length=300, required=False
@@ -327,7 +327,7 @@ class RestForm(forms.Form):
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.viewer = viewer
-        self.fields["actor"] = _combatant_field(viewer.controlled_combatants(), _("who"))
+        self.fields["actor"] = _combatant_field(viewer.controlled_combatants(), _("Who"))
         self.order_fields(["actor", "days", "interrupted", "day_dice"])
 
     def clean(self) -> dict:
@@ -340,16 +340,16 @@ class RestForm(forms.Form):
 
 
 class FreeRollForm(forms.Form):
-    expression = DiceField(label=_("dice"), max_length=60, initial="1d6")
-    label = forms.CharField(label=_("what for"), max_length=60, required=False)
-    entered = EnteredDiceField(label=_("dice rolled at the table"), max_length=300,
+    expression = DiceField(label=_("Dice"), max_length=60, initial="1d6")
+    label = forms.CharField(label=_("What for"), max_length=60, required=False)
+    entered = EnteredDiceField(label=_("Dice rolled at the table"), max_length=300,
                                required=False)
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.viewer = viewer
         if viewer.is_referee:
-            self.fields["secret"] = forms.BooleanField(label=_("roll in secret"), required=False)
+            self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
 
     def clean_expression(self):
         expression = self.cleaned_data.get("expression")

@@ -7,7 +7,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_http_methods, require_POST
 
-from rules import dice
+from rules import ose
 
 from .. import actions
 from ..access import referee_for
@@ -76,7 +76,7 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
         data = form.cleaned_data
         with transaction.atomic():
             for number in range(1, data["count"] + 1):
-                hp = max(1, dice.roll(data["hp_dice"], rng=actions.RNG).total)
+                hp = ose.monster_hit_points(data["hp_dice"], rng=actions.RNG)
                 Combatant.objects.create(
                     encounter=viewer.encounter,
                     name=f"{data['name']} {number}" if data["count"] > 1 else data["name"],
