@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import dice, ose
+from . import becmi, dice, dolmenwood, hit_location, ose
 from .core import Modifier
 
 __all__ = ["CASES", "Case", "main", "measure"]
@@ -36,6 +36,11 @@ class Case:
 _rng = random.Random(1234)
 _uncached = dice._counts.cache_clear  # time the computation, not the cache
 _MIXED_WORST = "+".join(f"9d{s}" for s in range(1000, 989, -1))  # 99 dice, 11 sizes
+
+
+def _imported(system: str, cases: list[tuple[str, Callable[[], object]]]) -> list[Case]:
+    return [Case(system, name, run, repeat=200) for name, run in cases]
+
 
 CASES: list[Case] = [
     Case("dice", "parse 2d6+1d4-1", lambda: dice.parse("2d6+1d4-1")),
@@ -104,6 +109,9 @@ CASES: list[Case] = [
         lambda: ose.natural_healing(7, _rng, current_hp=3, max_hp=20),
     ),
 ]
+CASES += _imported("becmi", becmi.BENCH_CASES)
+CASES += _imported("dolmenwood", dolmenwood.BENCH_CASES)
+CASES += _imported("hit_location", hit_location.BENCH_CASES)
 
 
 def measure(case: Case, repeat: int | None = None) -> tuple[int, float, float]:

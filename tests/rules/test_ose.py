@@ -751,8 +751,16 @@ def test_every_well_formed_hit_dice_has_a_thac0_and_saves(text):
 
 @pytest.mark.parametrize(
     ("hd", "expression"),
-    [("1", "1d8"), ("2+1", "2d8+1"), ("1-1", "1d8-1"), ("½", "1d4"), ("1/2", "1d4"),
-     ("4*", "4d8"), ("normal human", "1d4"), ("21+", "21d8")],
+    [
+        ("1", "1d8"),
+        ("2+1", "2d8+1"),
+        ("1-1", "1d8-1"),
+        ("½", "1d4"),
+        ("1/2", "1d4"),
+        ("4*", "4d8"),
+        ("normal human", "1d4"),
+        ("21+", "21d8"),
+    ],
 )
 def test_it_rolls_a_monsters_hit_points_with_a_d8_per_hit_die(hd, expression):
     assert ose.monster_hp_dice(hd) == expression
