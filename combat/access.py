@@ -43,9 +43,7 @@ class Viewer:
         return combatants.filter(seat=self.seat)
 
     def can_control(self, combatant: Combatant) -> bool:
-        return self.is_referee or (
-            self.seat is not None and combatant.seat_id == self.seat.pk
-        )
+        return self.is_referee or (self.seat is not None and combatant.seat_id == self.seat.pk)
 
     @property
     def actor_name(self) -> str:
@@ -71,9 +69,7 @@ def seat_in(session: MutableMapping[str, Any], encounter: Encounter) -> Seat | N
     return Seat.objects.filter(pk=seat_id, encounter=encounter).first()
 
 
-def viewer_from_session(
-    session: MutableMapping[str, Any], encounter: Encounter
-) -> Viewer | None:
+def viewer_from_session(session: MutableMapping[str, Any], encounter: Encounter) -> Viewer | None:
     if encounter.pk in session.get(REFEREE_KEY, []):
         return Viewer(encounter, is_referee=True, seat=None)
     seat = seat_in(session, encounter)

@@ -125,7 +125,9 @@ def attack(
     effects = []
     if result.hit and damage is not None:
         rolled = dice.roll(damage, rng=RNG, entered=damage_dice)
-        bonus = [Modifier(ose.ability_modifier(attacker.str_score), "str")] if mode == "melee" else []
+        bonus = (
+            [Modifier(ose.ability_modifier(attacker.str_score), "str")] if mode == "melee" else []
+        )
         bonus = [m for m in bonus if m.value]
         amount = max(0, rolled.total + sum(m.value for m in bonus))
         effects.append(_hurt(target, amount))
@@ -137,8 +139,13 @@ def attack(
             "total": amount,
         }
         data["killed"] = target.dead
-    return _record(viewer, EntryKind.ATTACK, data, secret=_secret(viewer, secret, attacker, target),
-                   effects=effects)
+    return _record(
+        viewer,
+        EntryKind.ATTACK,
+        data,
+        secret=_secret(viewer, secret, attacker, target),
+        effects=effects,
+    )
 
 
 @transaction.atomic
@@ -171,11 +178,15 @@ def saving_throw(
     effects = []
     if damage is not None:
         effects.append(_hurt(actor, result.damage_taken))
-        data["damage"] = {"amount": damage, "taken": result.damage_taken,
-                          "halved": result.damage_taken != damage}
+        data["damage"] = {
+            "amount": damage,
+            "taken": result.damage_taken,
+            "halved": result.damage_taken != damage,
+        }
         data["killed"] = actor.dead
-    return _record(viewer, EntryKind.SAVE, data, secret=_secret(viewer, secret, actor),
-                   effects=effects)
+    return _record(
+        viewer, EntryKind.SAVE, data, secret=_secret(viewer, secret, actor), effects=effects
+    )
 
 
 @transaction.atomic
@@ -190,8 +201,12 @@ def ability_check(
     secret: bool = False,
 ) -> LogEntry:
     result = ose.resolve_ability_check(score=score, modifier=modifier, rng=RNG, natural=natural)
-    data = {"who": actor.name, "ability": ability, "score": score,
-            "roll": _roll_data(result, needed=score, success=result.success)}
+    data = {
+        "who": actor.name,
+        "ability": ability,
+        "score": score,
+        "roll": _roll_data(result, needed=score, success=result.success),
+    }
     return _record(viewer, EntryKind.CHECK, data, secret=_secret(viewer, secret, actor))
 
 
@@ -207,8 +222,7 @@ def change_hit_points(viewer: Viewer, *, actor: Combatant, action: str, amount: 
         actor.hp = change.after
         actor.save(update_fields=["hp"])
         kind = EntryKind.HEAL
-    data = {"who": actor.name, "amount": amount, "applied": abs(effect["hp"]),
-            "killed": actor.dead}
+    data = {"who": actor.name, "amount": amount, "applied": abs(effect["hp"]), "killed": actor.dead}
     return _record(viewer, kind, data, secret=_secret(viewer, False, actor), effects=[effect])
 
 
@@ -219,15 +233,22 @@ def rest(
     actor = _locked(viewer, actor)
     # Full days first; which of the days were interrupted does not change the sum.
     schedule = [True] * (days - interrupted) + [False] * interrupted
-    result = ose.natural_healing(schedule, rng=RNG, naturals=day_dice, current_hp=actor.hp,
-                                 max_hp=actor.hp_max)
+    result = ose.natural_healing(
+        schedule, rng=RNG, naturals=day_dice, current_hp=actor.hp, max_hp=actor.hp_max
+    )
     effect = {"combatant": actor.pk, "hp": result.hp.change}
     actor.hp = result.hp.after
     actor.save(update_fields=["hp"])
-    data = {"who": actor.name, "days": days, "interrupted": interrupted,
-            "dice": [n for n in result.naturals if n is not None], "healed": effect["hp"]}
-    return _record(viewer, EntryKind.REST, data, secret=_secret(viewer, False, actor),
-                   effects=[effect])
+    data = {
+        "who": actor.name,
+        "days": days,
+        "interrupted": interrupted,
+        "dice": [n for n in result.naturals if n is not None],
+        "healed": effect["hp"],
+    }
+    return _record(
+        viewer, EntryKind.REST, data, secret=_secret(viewer, False, actor), effects=[effect]
+    )
 
 
 @transaction.atomic
@@ -240,8 +261,12 @@ def free_roll(
     secret: bool = False,
 ) -> LogEntry:
     rolled = dice.roll(expression, rng=RNG, entered=entered)
-    data = {"expr": dice.format_expression(rolled.expression), "dice": list(rolled.naturals),
-            "total": rolled.total, "label": label}
+    data = {
+        "expr": dice.format_expression(rolled.expression),
+        "dice": list(rolled.naturals),
+        "total": rolled.total,
+        "label": label,
+    }
     return _record(viewer, EntryKind.ROLL, data, secret=_secret(viewer, secret))
 
 
@@ -268,5 +293,6 @@ def undo(viewer: Viewer, entry: LogEntry) -> LogEntry:
         combatant.save(update_fields=["hp"])
         reversed_effects.append({"combatant": combatant.pk, "hp": -effect["hp"]})
     data = {"entry_seq": entry.seq, "entry_kind": entry.kind}
-    return _record(viewer, EntryKind.UNDO, data, secret=entry.secret, effects=reversed_effects,
-                   undoes=entry)
+    return _record(
+        viewer, EntryKind.UNDO, data, secret=entry.secret, effects=reversed_effects, undoes=entry
+    )

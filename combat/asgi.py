@@ -6,10 +6,10 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "combat.settings")
 
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
-from channels.sessions import SessionMiddlewareStack  # noqa: E402
-from django.core.asgi import get_asgi_application  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter
+from channels.security.websocket import AllowedHostsOriginValidator
+from channels.sessions import SessionMiddlewareStack
+from django.core.asgi import get_asgi_application
 
 django_asgi_app = get_asgi_application()
 

@@ -15,7 +15,7 @@ from rules.errors import RulesError
 
 from .access import Viewer
 from .errors import message_for
-from .models import AttackMethod, Combatant, Encounter, Kind, RulesSystem, Side
+from .models import Combatant, Encounter, Kind, RulesSystem, Side
 
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 MODIFIER_LIMIT = 20
@@ -63,14 +63,26 @@ class CombatantForm(forms.ModelForm):
     """Add or edit a combatant. A monster's THAC0 and saves come from its Hit Dice unless
     the referee overrides them; a normal human uses the BČ row; a character's are entered."""
 
-    hp = forms.IntegerField(label=_("Current hit points"), required=False, min_value=-999,
-                            max_value=9999)
+    hp = forms.IntegerField(
+        label=_("Current hit points"), required=False, min_value=-999, max_value=9999
+    )
 
     class Meta:
         model = Combatant
         fields = [
-            "name", "side", "kind", "ac", "hp_max", "hp", "hit_dice", "thac0", *SAVE_FIELDS,
-            "str_score", "dex_score", "hidden", "seat",
+            "name",
+            "side",
+            "kind",
+            "ac",
+            "hp_max",
+            "hp",
+            "hit_dice",
+            "thac0",
+            *SAVE_FIELDS,
+            "str_score",
+            "dex_score",
+            "hidden",
+            "seat",
         ]
 
     def __init__(self, *args, encounter: Encounter, **kwargs) -> None:
@@ -138,7 +150,9 @@ class QuickAddForm(forms.Form):
     ac = forms.IntegerField(label=_("Armour class"), min_value=-20, max_value=20)
     hit_dice = forms.CharField(label=_("Hit Dice"), max_length=16)
     hp_dice = forms.CharField(
-        label=_("Hit points (dice)"), max_length=40, required=False,
+        label=_("Hit points (dice)"),
+        max_length=40,
+        required=False,
         help_text=_("Leave empty to roll the Hit Dice as d8s."),
     )
     side = forms.ChoiceField(label=_("Side"), choices=Side.choices, initial=Side.FOES)
@@ -153,7 +167,9 @@ class QuickAddForm(forms.Form):
     def clean(self) -> dict:
         data = super().clean()
         if "hit_dice" in data:
-            expression = (data.get("hp_dice") or "").strip() or ose.monster_hp_dice(data["hit_dice"])
+            expression = (data.get("hp_dice") or "").strip() or ose.monster_hp_dice(
+                data["hit_dice"]
+            )
             try:
                 data["hp_dice"] = dice.parse(expression)
             except RulesError as error:
@@ -167,14 +183,21 @@ def _combatant_field(queryset, label) -> forms.ModelChoiceField:
 
 def _modifier_field(limit: int, help_text: str = "") -> forms.IntegerField:
     return forms.IntegerField(
-        label=_("Modifier"), initial=0, required=False, min_value=-limit, max_value=limit,
+        label=_("Modifier"),
+        initial=0,
+        required=False,
+        min_value=-limit,
+        max_value=limit,
         help_text=help_text,
     )
 
 
 def _natural_field(sides: int) -> forms.IntegerField:
     return forms.IntegerField(
-        label=_("Die rolled at the table"), required=False, min_value=1, max_value=sides,
+        label=_("Die rolled at the table"),
+        required=False,
+        min_value=1,
+        max_value=sides,
         help_text=_("Leave empty and the server rolls."),
     )
 
@@ -219,9 +242,7 @@ class RollForm(forms.Form):
         self.fields["modifier"] = _modifier_field(self.modifier_limit, self.modifier_help)
         self.fields["natural"] = _natural_field(self.sides)
         if viewer.is_referee:
-            self.fields["secret"] = forms.BooleanField(
-                label=_("Roll in secret"), required=False
-            )
+            self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
         self.order_fields(["actor", *self.field_order_extra, "modifier", "natural"])
 
     def clean_modifier(self) -> int:
@@ -232,8 +253,10 @@ class AttackForm(RollForm):
     field_order_extra = ("target", "mode")
     mode = forms.ChoiceField(
         label=_("Attack"),
-        choices=[("melee", pgettext_lazy("attack", "Melee (STR)")),
-                 ("missile", pgettext_lazy("attack", "Missile (DEX)"))],
+        choices=[
+            ("melee", pgettext_lazy("attack", "Melee (STR)")),
+            ("missile", pgettext_lazy("attack", "Missile (DEX)")),
+        ],
         initial="melee",
     )
     damage = DiceField(label=_("Damage"), max_length=40, required=False, initial="1d6")
@@ -244,8 +267,9 @@ class AttackForm(RollForm):
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
         self.fields["target"] = _combatant_field(viewer.visible_combatants(), _("Target"))
-        self.order_fields(["actor", "target", "mode", "modifier", "natural", "damage",
-                           "damage_dice"])
+        self.order_fields(
+            ["actor", "target", "mode", "modifier", "natural", "damage", "damage_dice"]
+        )
 
     def clean(self) -> dict:
         data = super().clean()
@@ -267,22 +291,34 @@ class SaveForm(RollForm):
     field_order_extra = ("category",)
     category = forms.ChoiceField(label=_("Saving throw"), choices=SAVE_CHOICES)
     damage = forms.IntegerField(
-        label=_("Damage of the effect"), required=False, min_value=0, max_value=9999,
+        label=_("Damage of the effect"),
+        required=False,
+        min_value=0,
+        max_value=9999,
         help_text=_("Halved on a successful save, rounded down."),
     )
 
 
 ABILITY_CHOICES = [
-    ("str", _("STR")), ("int", _("INT")), ("wis", _("WIS")),
-    ("dex", _("DEX")), ("con", _("CON")), ("cha", _("CHA")),
+    ("str", _("STR")),
+    ("int", _("INT")),
+    ("wis", _("WIS")),
+    ("dex", _("DEX")),
+    ("con", _("CON")),
+    ("cha", _("CHA")),
 ]
 
 
 class CheckForm(RollForm):
     field_order_extra = ("ability", "score")
     ability = forms.ChoiceField(label=_("Ability"), choices=ABILITY_CHOICES)
-    score = forms.IntegerField(label=_("Score"), min_value=3, max_value=18, required=False,
-                               help_text=_("STR and DEX come from the combatant."))
+    score = forms.IntegerField(
+        label=_("Score"),
+        min_value=3,
+        max_value=18,
+        required=False,
+        help_text=_("STR and DEX come from the combatant."),
+    )
 
     modifier_limit = 4
     modifier_help = _("−4 is relatively easy, +4 very hard.")
@@ -342,8 +378,7 @@ class RestForm(forms.Form):
 class FreeRollForm(forms.Form):
     expression = DiceField(label=_("Dice"), max_length=60, initial="1d6")
     label = forms.CharField(label=_("What for"), max_length=60, required=False)
-    entered = EnteredDiceField(label=_("Dice rolled at the table"), max_length=300,
-                               required=False)
+    entered = EnteredDiceField(label=_("Dice rolled at the table"), max_length=300, required=False)
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, **kwargs)

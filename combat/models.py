@@ -110,7 +110,9 @@ class Combatant(models.Model):
     )
     hp = models.SmallIntegerField(_("hit points"))
     hit_dice = models.CharField(_("Hit Dice"), max_length=16, blank=True)
-    thac0 = models.SmallIntegerField("THAC0", validators=[MinValueValidator(-10), MaxValueValidator(25)])
+    thac0 = models.SmallIntegerField(
+        "THAC0", validators=[MinValueValidator(-10), MaxValueValidator(25)]
+    )
     save_death = models.PositiveSmallIntegerField(pgettext_lazy("save", "death"))
     save_wands = models.PositiveSmallIntegerField(pgettext_lazy("save", "wands"))
     save_paralysis = models.PositiveSmallIntegerField(pgettext_lazy("save", "paralysis"))
@@ -120,7 +122,11 @@ class Combatant(models.Model):
     dex_score = models.PositiveSmallIntegerField(_("DEX"), default=10)
     hidden = models.BooleanField(_("hidden from players"), default=False)
     seat = models.ForeignKey(
-        Seat, on_delete=models.SET_NULL, null=True, blank=True, related_name="combatants",
+        Seat,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="combatants",
         verbose_name=_("controlled by"),
     )
     created = models.DateTimeField(auto_now_add=True)

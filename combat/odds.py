@@ -32,8 +32,9 @@ def _values(form: forms.Form) -> dict[str, Any]:
     if form.is_bound:
         data = form.data
     else:
-        data = {name: form.get_initial_for_field(field, name)
-                for name, field in form.fields.items()}
+        data = {
+            name: form.get_initial_for_field(field, name) for name, field in form.fields.items()
+        }
         data = {k: getattr(v, "pk", v) for k, v in data.items() if v is not None}
     probe = type(form)(data, viewer=form.viewer)
     probe.is_valid()
@@ -63,8 +64,9 @@ def _attack(form: AttackForm, values: dict[str, Any]) -> Odds:
 
     def odds_by(chosen: str) -> Odds:
         needed = ose.roll_needed(attacker.thac0, target.ac, chosen)
-        chance = ose.attack_odds(thac0=attacker.thac0, target_ac=target.ac, method=chosen,
-                                 modifier=modifier)
+        chance = ose.attack_odds(
+            thac0=attacker.thac0, target_ac=target.ac, method=chosen, modifier=modifier
+        )
         return Odds(needed=needed, chance=chance)
 
     chosen = odds_by(method)
@@ -84,4 +86,3 @@ def _check(values: dict[str, Any]) -> Odds:
     score = values["score"]  # the form fills in STR and DEX from the combatant
     chance = ose.ability_check_odds(score, values.get("modifier") or 0)
     return Odds(needed=score, chance=chance, under=True)
-

@@ -74,9 +74,14 @@ def log(request: HttpRequest, slug: str) -> HttpResponse:
         entries = entries.filter(secret=False)
     log_page = Paginator(entries, 100).get_page(request.GET.get("page"))
     return render(
-        request, "combat/log.html",
-        {"viewer": viewer, "encounter": viewer.encounter, "log_page": log_page,
-         "back": encounter_url(viewer)},
+        request,
+        "combat/log.html",
+        {
+            "viewer": viewer,
+            "encounter": viewer.encounter,
+            "log_page": log_page,
+            "back": encounter_url(viewer),
+        },
     )
 
 

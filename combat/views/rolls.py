@@ -32,9 +32,19 @@ def _refuse_foreign_actor(request: HttpRequest, viewer: Viewer) -> None:
 
 def _initial(request: HttpRequest) -> dict[str, Any]:
     """Prefill from the button that opened the form (?actor=3&category=death)."""
-    return {key: value for key, value in request.GET.items() if key in {
-        "actor", "target", "category", "ability", "action", "mode",
-    }}
+    return {
+        key: value
+        for key, value in request.GET.items()
+        if key
+        in {
+            "actor",
+            "target",
+            "category",
+            "ability",
+            "action",
+            "mode",
+        }
+    }
 
 
 def _roll_view(
@@ -55,8 +65,15 @@ def _roll_view(
                 form.add_error(None, message_for(error))
             else:
                 fresh = form_class(viewer=viewer, initial=_kept(form))
-                return panel_reply(request, viewer, panel, done=True, form=fresh, result=entry,
-                                   odds=odds.for_form(fresh))
+                return panel_reply(
+                    request,
+                    viewer,
+                    panel,
+                    done=True,
+                    form=fresh,
+                    result=entry,
+                    odds=odds.for_form(fresh),
+                )
     else:
         form = form_class(viewer=viewer, initial=_initial(request))
     return panel_reply(request, viewer, panel, form=form, odds=odds.for_form(form))
@@ -72,9 +89,15 @@ def _kept(form) -> dict[str, Any]:
 def attack(request: HttpRequest, slug: str) -> HttpResponse:
     def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
         return actions.attack(
-            viewer, attacker=data["actor"], target=data["target"], mode=data["mode"],
-            modifier=data["modifier"], natural=data["natural"], damage=data["damage"],
-            damage_dice=data["damage_dice"], secret=data.get("secret", False),
+            viewer,
+            attacker=data["actor"],
+            target=data["target"],
+            mode=data["mode"],
+            modifier=data["modifier"],
+            natural=data["natural"],
+            damage=data["damage"],
+            damage_dice=data["damage_dice"],
+            secret=data.get("secret", False),
         )
 
     return _roll_view(request, slug, "attack", AttackForm, act)
@@ -84,8 +107,13 @@ def attack(request: HttpRequest, slug: str) -> HttpResponse:
 def saving_throw(request: HttpRequest, slug: str) -> HttpResponse:
     def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
         return actions.saving_throw(
-            viewer, actor=data["actor"], category=data["category"], modifier=data["modifier"],
-            natural=data["natural"], damage=data["damage"], secret=data.get("secret", False),
+            viewer,
+            actor=data["actor"],
+            category=data["category"],
+            modifier=data["modifier"],
+            natural=data["natural"],
+            damage=data["damage"],
+            secret=data.get("secret", False),
         )
 
     return _roll_view(request, slug, "save", SaveForm, act)
@@ -95,8 +123,12 @@ def saving_throw(request: HttpRequest, slug: str) -> HttpResponse:
 def ability_check(request: HttpRequest, slug: str) -> HttpResponse:
     def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
         return actions.ability_check(
-            viewer, actor=data["actor"], ability=data["ability"], score=data["score"],
-            modifier=data["modifier"], natural=data["natural"],
+            viewer,
+            actor=data["actor"],
+            ability=data["ability"],
+            score=data["score"],
+            modifier=data["modifier"],
+            natural=data["natural"],
             secret=data.get("secret", False),
         )
 
@@ -117,7 +149,10 @@ def hit_points(request: HttpRequest, slug: str) -> HttpResponse:
 def rest(request: HttpRequest, slug: str) -> HttpResponse:
     def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
         return actions.rest(
-            viewer, actor=data["actor"], days=data["days"], interrupted=data["interrupted"],
+            viewer,
+            actor=data["actor"],
+            days=data["days"],
+            interrupted=data["interrupted"],
             day_dice=data["day_dice"],
         )
 
@@ -128,8 +163,11 @@ def rest(request: HttpRequest, slug: str) -> HttpResponse:
 def free_roll(request: HttpRequest, slug: str) -> HttpResponse:
     def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
         return actions.free_roll(
-            viewer, expression=data["expression"], label=data["label"],
-            entered=data["entered"], secret=data.get("secret", False),
+            viewer,
+            expression=data["expression"],
+            label=data["label"],
+            entered=data["entered"],
+            secret=data.get("secret", False),
         )
 
     return _roll_view(request, slug, "roll", FreeRollForm, act)
@@ -142,8 +180,7 @@ def undo(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     try:
         result = actions.undo(viewer, entry)
     except actions.AlreadyUndone:
-        return panel_reply(request, viewer, "message",
-                           message=_("That entry was already undone."))
+        return panel_reply(request, viewer, "message", message=_("That entry was already undone."))
     return panel_reply(request, viewer, "message", done=True, result=result)
 
 

@@ -26,8 +26,14 @@ def combatant_new(request: HttpRequest, slug: str) -> HttpResponse:
             combatant.encounter = viewer.encounter
             combatant.save()
             actions.touch(viewer)
-        return panel_reply(request, viewer, "combatant", done=True,
-                           form=CombatantForm(encounter=viewer.encounter), saved=combatant)
+        return panel_reply(
+            request,
+            viewer,
+            "combatant",
+            done=True,
+            form=CombatantForm(encounter=viewer.encounter),
+            saved=combatant,
+        )
     return panel_reply(request, viewer, "combatant", form=form)
 
 
@@ -40,8 +46,14 @@ def combatant_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         with transaction.atomic():
             form.save()
             actions.touch(viewer)
-        return panel_reply(request, viewer, "combatant", done=True, saved=combatant,
-                           form=CombatantForm(encounter=viewer.encounter))
+        return panel_reply(
+            request,
+            viewer,
+            "combatant",
+            done=True,
+            saved=combatant,
+            form=CombatantForm(encounter=viewer.encounter),
+        )
     return panel_reply(request, viewer, "combatant", form=form, editing=combatant)
 
 
@@ -80,8 +92,14 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
                 Combatant.objects.create(
                     encounter=viewer.encounter,
                     name=f"{data['name']} {number}" if data["count"] > 1 else data["name"],
-                    side=data["side"], kind=Kind.MONSTER, ac=data["ac"], hp_max=hp, hp=hp,
-                    hit_dice=data["hit_dice"], thac0=data["thac0"], hidden=data["hidden"],
+                    side=data["side"],
+                    kind=Kind.MONSTER,
+                    ac=data["ac"],
+                    hp_max=hp,
+                    hp=hp,
+                    hit_dice=data["hit_dice"],
+                    thac0=data["thac0"],
+                    hidden=data["hidden"],
                     **{f"save_{key}": value for key, value in data["saves"].items()},
                 )
             actions.touch(viewer)
@@ -97,8 +115,11 @@ def encounter_settings(request: HttpRequest, slug: str) -> HttpResponse:
         with transaction.atomic():
             form.save()
             actions.touch(viewer)
-        return redirect(encounter_url(viewer)) if not request.htmx else panel_reply(
-            request, viewer, "", done=True)
+        return (
+            redirect(encounter_url(viewer))
+            if not request.htmx
+            else panel_reply(request, viewer, "", done=True)
+        )
     return page(request, viewer, settings_form=form)
 
 

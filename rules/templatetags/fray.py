@@ -95,4 +95,3 @@ def dice_notation(expression: str) -> str:
 @register.simple_tag
 def save_keys() -> tuple[str, ...]:
     return tuple(SAVES)
-

@@ -47,17 +47,37 @@ def outsider(db) -> Client:
 
 def character(encounter: Encounter, name: str, seat: Seat | None = None, **extra) -> Combatant:
     values = dict(
-        side=Side.PARTY, kind=Kind.CHARACTER, ac=4, hp_max=20, hp=20, thac0=17,
-        save_death=10, save_wands=11, save_paralysis=12, save_breath=13, save_spells=14,
-        str_score=13, dex_score=9,
+        side=Side.PARTY,
+        kind=Kind.CHARACTER,
+        ac=4,
+        hp_max=20,
+        hp=20,
+        thac0=17,
+        save_death=10,
+        save_wands=11,
+        save_paralysis=12,
+        save_breath=13,
+        save_spells=14,
+        str_score=13,
+        dex_score=9,
     )
     return Combatant.objects.create(encounter=encounter, name=name, seat=seat, **values | extra)
 
 
 def monster(encounter: Encounter, name: str, **extra) -> Combatant:
     values = dict(
-        side=Side.FOES, kind=Kind.MONSTER, ac=6, hp_max=5, hp=5, hit_dice="1-1", thac0=19,
-        save_death=12, save_wands=13, save_paralysis=14, save_breath=15, save_spells=16,
+        side=Side.FOES,
+        kind=Kind.MONSTER,
+        ac=6,
+        hp_max=5,
+        hp=5,
+        hit_dice="1-1",
+        thac0=19,
+        save_death=12,
+        save_wands=13,
+        save_paralysis=14,
+        save_breath=15,
+        save_spells=16,
     )
     return Combatant.objects.create(encounter=encounter, name=name, **values | extra)
 

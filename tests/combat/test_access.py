@@ -12,29 +12,59 @@ pytestmark = pytest.mark.django_db
 
 def _state(encounter):
     return (
-        list(Combatant.objects.filter(encounter=encounter).values_list("pk", "hp", "hidden",
-                                                                     "name", "seat")),
+        list(
+            Combatant.objects.filter(encounter=encounter).values_list(
+                "pk", "hp", "hidden", "name", "seat"
+            )
+        ),
         LogEntry.objects.filter(encounter=encounter).count(),
     )
 
 
 REFEREE_ONLY = [
-    ("combatant_new", False, {"name": "Ogre", "side": "foes", "kind": "monster", "ac": 5,
-                              "hp_max": 20, "hit_dice": "4+1", "str_score": 10,
-                              "dex_score": 10}),
+    (
+        "combatant_new",
+        False,
+        {
+            "name": "Ogre",
+            "side": "foes",
+            "kind": "monster",
+            "ac": 5,
+            "hp_max": 20,
+            "hit_dice": "4+1",
+            "str_score": 10,
+            "dex_score": 10,
+        },
+    ),
     ("quick_add", False, {"count": 3, "name": "Orc", "ac": 6, "hit_dice": "1", "side": "foes"}),
-    ("combatant_edit", True, {"name": "Renamed", "side": "foes", "kind": "monster", "ac": 5,
-                              "hp_max": 5, "hit_dice": "1", "str_score": 10, "dex_score": 10}),
+    (
+        "combatant_edit",
+        True,
+        {
+            "name": "Renamed",
+            "side": "foes",
+            "kind": "monster",
+            "ac": 5,
+            "hp_max": 5,
+            "hit_dice": "1",
+            "str_score": 10,
+            "dex_score": 10,
+        },
+    ),
     ("combatant_delete", True, {}),
     ("combatant_hide", True, {}),
-    ("encounter_settings", False, {"settings-name": "X", "settings-attack_method": "thac0",
-                                   "settings-show_foe_hp": "on"}),
+    (
+        "encounter_settings",
+        False,
+        {"settings-name": "X", "settings-attack_method": "thac0", "settings-show_foe_hp": "on"},
+    ),
 ]
 
 
 @pytest.mark.parametrize(("name", "takes_pk", "data"), REFEREE_ONLY)
-def test_it_refuses_referee_actions_to_a_player(player, fighter, goblin, encounter, name,
-                                                  takes_pk, data):
+def test_it_refuses_referee_actions_to_a_player(
+    player, fighter, goblin, encounter, name, takes_pk, data
+):
     args = [encounter.slug, goblin.pk] if takes_pk else [encounter.slug]
     before = _state(encounter)
     response = player.post(reverse(name, args=args), data)
@@ -43,8 +73,9 @@ def test_it_refuses_referee_actions_to_a_player(player, fighter, goblin, encount
 
 
 @pytest.mark.parametrize(("name", "takes_pk", "data"), REFEREE_ONLY)
-def test_it_refuses_referee_actions_to_an_outsider(outsider, goblin, encounter, name, takes_pk,
-                                                     data):
+def test_it_refuses_referee_actions_to_an_outsider(
+    outsider, goblin, encounter, name, takes_pk, data
+):
     args = [encounter.slug, goblin.pk] if takes_pk else [encounter.slug]
     before = _state(encounter)
     response = outsider.post(reverse(name, args=args), data)
@@ -59,8 +90,10 @@ def test_it_refuses_to_unseat_for_a_player(player, other_player, encounter):
 
 
 def test_it_refuses_undo_to_a_player(referee, player, fighter, goblin, encounter):
-    referee.post(reverse("hit_points", args=[encounter.slug]),
-                 {"actor": goblin.pk, "action": "damage", "amount": 2})
+    referee.post(
+        reverse("hit_points", args=[encounter.slug]),
+        {"actor": goblin.pk, "action": "damage", "amount": 2},
+    )
     entry = LogEntry.objects.get(encounter=encounter)
     response = player.post(reverse("undo", args=[encounter.slug, entry.seq]))
     assert response.status_code == 403
@@ -74,8 +107,16 @@ def test_an_outsider_sees_nothing_of_the_encounter(outsider, encounter, goblin):
 
 
 ROLLS = [
-    ("attack", lambda me, foe: {"actor": me.pk, "target": foe.pk, "mode": "melee",
-                                "natural": 20, "damage": "1d6"}),
+    (
+        "attack",
+        lambda me, foe: {
+            "actor": me.pk,
+            "target": foe.pk,
+            "mode": "melee",
+            "natural": 20,
+            "damage": "1d6",
+        },
+    ),
     ("save", lambda me, foe: {"actor": me.pk, "category": "death", "natural": 1}),
     ("check", lambda me, foe: {"actor": me.pk, "ability": "str", "natural": 1}),
     ("hit_points", lambda me, foe: {"actor": me.pk, "action": "damage", "amount": 3}),
@@ -84,8 +125,7 @@ ROLLS = [
 
 
 @pytest.mark.parametrize(("name", "data"), ROLLS)
-def test_it_refuses_a_player_acting_for_a_monster(player, fighter, goblin, encounter, name,
-                                                    data):
+def test_it_refuses_a_player_acting_for_a_monster(player, fighter, goblin, encounter, name, data):
     before = _state(encounter)
     response = player.post(reverse(name, args=[encounter.slug]), data(goblin, fighter))
     assert response.status_code == 403
@@ -113,8 +153,7 @@ def test_it_refuses_every_roll_to_an_outsider(outsider, fighter, goblin, encount
 def test_a_player_cannot_target_a_hidden_combatant(player, fighter, lurker, encounter):
     response = player.post(
         reverse("attack", args=[encounter.slug]),
-        {"actor": fighter.pk, "target": lurker.pk, "mode": "melee", "natural": 20,
-         "damage": "1d6"},
+        {"actor": fighter.pk, "target": lurker.pk, "mode": "melee", "natural": 20, "damage": "1d6"},
     )
     assert response.status_code == 200
     assert not LogEntry.objects.filter(encounter=encounter).exists()
@@ -123,8 +162,10 @@ def test_a_player_cannot_target_a_hidden_combatant(player, fighter, lurker, enco
 
 
 def test_a_player_cannot_roll_in_secret(player, fighter, goblin, encounter):
-    player.post(reverse("check", args=[encounter.slug]),
-                {"actor": fighter.pk, "ability": "str", "natural": 5, "secret": "on"})
+    player.post(
+        reverse("check", args=[encounter.slug]),
+        {"actor": fighter.pk, "ability": "str", "natural": 5, "secret": "on"},
+    )
     assert LogEntry.objects.get(encounter=encounter).secret is False
 
 

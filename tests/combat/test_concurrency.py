@@ -28,8 +28,9 @@ def _hammer(slug: str, referee_key: str, target: int, action: str, results) -> N
     client.get(reverse("referee_link", args=[referee_key]))
     codes = []
     for _ in range(HITS_EACH):
-        response = client.post(reverse("hit_points", args=[slug]),
-                               {"actor": target, "action": action, "amount": 1})
+        response = client.post(
+            reverse("hit_points", args=[slug]), {"actor": target, "action": action, "amount": 1}
+        )
         codes.append(response.status_code)
     connections.close_all()
     results.put(codes)
@@ -40,8 +41,9 @@ def _run_workers(encounter: Encounter, target: Combatant, action: str) -> list[i
     results = context.Queue()
     connections.close_all()
     workers = [
-        context.Process(target=_hammer,
-                        args=(encounter.slug, encounter.referee_key, target.pk, action, results))
+        context.Process(
+            target=_hammer, args=(encounter.slug, encounter.referee_key, target.pk, action, results)
+        )
         for _ in range(WORKERS)
     ]
     for worker in workers:
@@ -64,9 +66,7 @@ def test_parallel_damage_from_several_processes_loses_nothing():
     entries = LogEntry.objects.filter(encounter=encounter)
     assert entries.count() == WORKERS * HITS_EACH
     # Every change got its own sequence number.
-    assert sorted(entries.values_list("seq", flat=True)) == list(
-        range(1, WORKERS * HITS_EACH + 1)
-    )
+    assert sorted(entries.values_list("seq", flat=True)) == list(range(1, WORKERS * HITS_EACH + 1))
 
 
 @pytest.mark.django_db(transaction=True)
@@ -76,6 +76,7 @@ def test_parallel_healing_respects_the_maximum_and_loses_nothing():
     _run_workers(encounter, hero, "heal")
     hero.refresh_from_db()
     assert hero.hp == 100
-    applied = sum(e["hp"] for entry in LogEntry.objects.filter(encounter=encounter)
-                  for e in entry.effects)
+    applied = sum(
+        e["hp"] for entry in LogEntry.objects.filter(encounter=encounter) for e in entry.effects
+    )
     assert applied == 30

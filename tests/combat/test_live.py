@@ -20,8 +20,9 @@ def _connect(client: Client | None, slug: str, language: str | None = None):
     headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
     cookies = []
     if client is not None and settings.SESSION_COOKIE_NAME in client.cookies:
-        cookies.append(f"{settings.SESSION_COOKIE_NAME}="
-                       f"{client.cookies[settings.SESSION_COOKIE_NAME].value}")
+        cookies.append(
+            f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+        )
     if language:
         cookies.append(f"{settings.LANGUAGE_COOKIE_NAME}={language}")
     if cookies:
@@ -74,8 +75,14 @@ async def test_a_change_reaches_every_browser_in_its_own_language(table):
     player_ws, _ = await _open(player, encounter.slug, language="cs")
     await sync_to_async(player.post)(
         reverse("attack", args=[encounter.slug]),
-        {"actor": hero.pk, "target": goblin.pk, "mode": "melee", "natural": 17,
-         "damage": "1d6", "damage_dice": "3"},
+        {
+            "actor": hero.pk,
+            "target": goblin.pk,
+            "mode": "melee",
+            "natural": 17,
+            "damage": "1d6",
+            "damage_dice": "3",
+        },
     )
     referee_msg = await referee_ws.receive_from(timeout=5)
     player_msg = await player_ws.receive_from(timeout=5)
@@ -90,7 +97,7 @@ async def test_a_change_reaches_every_browser_in_its_own_language(table):
 async def test_a_secret_roll_never_reaches_a_player(table):
     from asgiref.sync import sync_to_async
 
-    encounter, referee, player, _hero, goblin, wight = table
+    encounter, referee, player, _hero, _goblin, wight = table
     referee_ws, _ = await _open(referee, encounter.slug)
     player_ws, _ = await _open(player, encounter.slug)
     await sync_to_async(referee.post)(
@@ -131,8 +138,8 @@ async def test_a_foreign_origin_is_refused(table):
     encounter, referee, *_ = table
     communicator = _connect(referee, encounter.slug)
     communicator.scope["headers"] = [
-        (k, v) if k != b"origin" else (k, b"http://evil.example") for k, v in
-        communicator.scope["headers"]
+        (k, v) if k != b"origin" else (k, b"http://evil.example")
+        for k, v in communicator.scope["headers"]
     ]
     connected, _code = await communicator.connect()
     assert not connected

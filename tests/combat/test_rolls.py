@@ -20,10 +20,19 @@ def _post(client, encounter, name, data, htmx=True):
 def test_the_seeds_worked_example_hits_ac_2_and_so_the_monster(player, fighter, encounter):
     # A 5th-level fighter, THAC0 17, STR 13 (+1), rolls 14 against AC 4: total 15 hits AC 2.
     ogre = monster(encounter, "Ogre", ac=4, hp_max=20, hp=20)
-    response = _post(player, encounter, "attack", {
-        "actor": fighter.pk, "target": ogre.pk, "mode": "melee", "natural": 14,
-        "damage": "1d8", "damage_dice": "5",
-    })
+    response = _post(
+        player,
+        encounter,
+        "attack",
+        {
+            "actor": fighter.pk,
+            "target": ogre.pk,
+            "mode": "melee",
+            "natural": 14,
+            "damage": "1d8",
+            "damage_dice": "5",
+        },
+    )
     assert response.status_code == 200
     entry = LogEntry.objects.get(encounter=encounter)
     roll = entry.data["roll"]
@@ -40,20 +49,38 @@ def test_a_missile_attack_uses_dex_and_adds_no_strength_to_damage(player, fighte
     fighter.dex_score = 16
     fighter.save()
     goblin = monster(encounter, "Goblin", ac=6, hp_max=7, hp=7)
-    _post(player, encounter, "attack", {
-        "actor": fighter.pk, "target": goblin.pk, "mode": "missile", "natural": 10,
-        "damage": "1d6", "damage_dice": "4",
-    })
+    _post(
+        player,
+        encounter,
+        "attack",
+        {
+            "actor": fighter.pk,
+            "target": goblin.pk,
+            "mode": "missile",
+            "natural": 10,
+            "damage": "1d6",
+            "damage_dice": "4",
+        },
+    )
     entry = LogEntry.objects.get(encounter=encounter)
     assert entry.data["roll"]["mods"] == [[2, "dex"]]
     assert entry.data["damage"]["total"] == 4
 
 
 def test_a_miss_deals_no_damage(player, fighter, goblin, encounter):
-    _post(player, encounter, "attack", {
-        "actor": fighter.pk, "target": goblin.pk, "mode": "melee", "natural": 2,
-        "damage": "1d6", "damage_dice": "6",
-    })
+    _post(
+        player,
+        encounter,
+        "attack",
+        {
+            "actor": fighter.pk,
+            "target": goblin.pk,
+            "mode": "melee",
+            "natural": 2,
+            "damage": "1d6",
+            "damage_dice": "6",
+        },
+    )
     entry = LogEntry.objects.get(encounter=encounter)
     assert entry.data["roll"]["success"] is False
     assert entry.data["damage"] is None
@@ -64,19 +91,36 @@ def test_a_miss_deals_no_damage(player, fighter, goblin, encounter):
 def test_a_monster_at_zero_hit_points_is_dead(referee, encounter):
     ogre = monster(encounter, "Ogre", ac=9, hp_max=3, hp=3, thac0=15)
     hero = character(encounter, "Hero", hp_max=4, hp=4)
-    _post(referee, encounter, "attack", {
-        "actor": ogre.pk, "target": hero.pk, "mode": "melee", "natural": 19,
-        "damage": "1d6", "damage_dice": "4",
-    })
+    _post(
+        referee,
+        encounter,
+        "attack",
+        {
+            "actor": ogre.pk,
+            "target": hero.pk,
+            "mode": "melee",
+            "natural": 19,
+            "damage": "1d6",
+            "damage_dice": "4",
+        },
+    )
     hero.refresh_from_db()
     assert hero.hp == 0 and hero.dead
     assert LogEntry.objects.get(encounter=encounter).data["killed"] is True
 
 
 def test_it_halves_damage_on_a_successful_save_rounding_down(player, fighter, encounter):
-    _post(player, encounter, "save", {
-        "actor": fighter.pk, "category": "breath", "natural": 15, "damage": 9,
-    })
+    _post(
+        player,
+        encounter,
+        "save",
+        {
+            "actor": fighter.pk,
+            "category": "breath",
+            "natural": 15,
+            "damage": 9,
+        },
+    )
     entry = LogEntry.objects.get(encounter=encounter)
     assert entry.data["roll"]["success"] is True
     assert entry.data["damage"] == {"amount": 9, "taken": 4, "halved": True}
@@ -85,33 +129,66 @@ def test_it_halves_damage_on_a_successful_save_rounding_down(player, fighter, en
 
 
 def test_a_failed_save_takes_the_whole_damage(player, fighter, encounter):
-    _post(player, encounter, "save", {
-        "actor": fighter.pk, "category": "breath", "natural": 5, "damage": 9,
-    })
+    _post(
+        player,
+        encounter,
+        "save",
+        {
+            "actor": fighter.pk,
+            "category": "breath",
+            "natural": 5,
+            "damage": 9,
+        },
+    )
     fighter.refresh_from_db()
     assert fighter.hp == 11
 
 
 def test_a_natural_1_always_succeeds_on_an_ability_check(player, fighter, encounter):
-    _post(player, encounter, "check", {
-        "actor": fighter.pk, "ability": "int", "score": 3, "modifier": 4, "natural": 1,
-    })
+    _post(
+        player,
+        encounter,
+        "check",
+        {
+            "actor": fighter.pk,
+            "ability": "int",
+            "score": 3,
+            "modifier": 4,
+            "natural": 1,
+        },
+    )
     assert LogEntry.objects.get(encounter=encounter).data["roll"]["success"] is True
 
 
 def test_a_natural_20_always_fails_on_an_ability_check(player, fighter, encounter):
-    _post(player, encounter, "check", {
-        "actor": fighter.pk, "ability": "str", "modifier": -4, "natural": 20,
-    })
+    _post(
+        player,
+        encounter,
+        "check",
+        {
+            "actor": fighter.pk,
+            "ability": "str",
+            "modifier": -4,
+            "natural": 20,
+        },
+    )
     entry = LogEntry.objects.get(encounter=encounter)
     assert entry.data["score"] == 13
     assert entry.data["roll"]["success"] is False
 
 
 def test_an_ability_check_modifier_beyond_4_is_a_clear_message(player, fighter, encounter):
-    response = _post(player, encounter, "check", {
-        "actor": fighter.pk, "ability": "str", "modifier": 5, "natural": 3,
-    })
+    response = _post(
+        player,
+        encounter,
+        "check",
+        {
+            "actor": fighter.pk,
+            "ability": "str",
+            "modifier": 5,
+            "natural": 3,
+        },
+    )
     assert response.status_code == 200
     assert "errorlist" in response.content.decode()
     assert not LogEntry.objects.exists()
@@ -123,9 +200,7 @@ def test_healing_never_raises_hit_points_above_the_maximum(player, fighter, enco
     _post(player, encounter, "hit_points", {"actor": fighter.pk, "action": "heal", "amount": 9})
     fighter.refresh_from_db()
     assert fighter.hp == 20
-    assert LogEntry.objects.get(encounter=encounter).effects == [
-        {"combatant": fighter.pk, "hp": 5}
-    ]
+    assert LogEntry.objects.get(encounter=encounter).effects == [{"combatant": fighter.pk, "hp": 5}]
 
 
 def test_natural_healing_heals_1d3_per_full_day_and_nothing_on_an_interrupted_day(
@@ -133,19 +208,35 @@ def test_natural_healing_heals_1d3_per_full_day_and_nothing_on_an_interrupted_da
 ):
     fighter.hp = 5
     fighter.save()
-    _post(player, encounter, "rest", {
-        "actor": fighter.pk, "days": 3, "interrupted": 1, "day_dice": "2 3",
-    })
+    _post(
+        player,
+        encounter,
+        "rest",
+        {
+            "actor": fighter.pk,
+            "days": 3,
+            "interrupted": 1,
+            "day_dice": "2 3",
+        },
+    )
     fighter.refresh_from_db()
     assert fighter.hp == 10
 
 
-def test_undo_reverses_an_earlier_entry_with_a_new_one(referee, player, fighter, goblin,
-                                                       encounter):
-    _post(player, encounter, "attack", {
-        "actor": fighter.pk, "target": goblin.pk, "mode": "melee", "natural": 18,
-        "damage": "1d4", "damage_dice": "2",
-    })
+def test_undo_reverses_an_earlier_entry_with_a_new_one(referee, player, fighter, goblin, encounter):
+    _post(
+        player,
+        encounter,
+        "attack",
+        {
+            "actor": fighter.pk,
+            "target": goblin.pk,
+            "mode": "melee",
+            "natural": 18,
+            "damage": "1d4",
+            "damage_dice": "2",
+        },
+    )
     attack = LogEntry.objects.get(encounter=encounter)
     goblin.refresh_from_db()
     assert goblin.hp == 2  # 2 + 1 (STR)
@@ -187,10 +278,19 @@ def test_a_free_roll_out_of_bounds_is_a_clear_message(referee, encounter, expres
 
 
 def test_entered_damage_dice_of_the_wrong_count_is_a_message(player, fighter, goblin, encounter):
-    response = _post(player, encounter, "attack", {
-        "actor": fighter.pk, "target": goblin.pk, "mode": "melee", "natural": 20,
-        "damage": "2d6", "damage_dice": "3",
-    })
+    response = _post(
+        player,
+        encounter,
+        "attack",
+        {
+            "actor": fighter.pk,
+            "target": goblin.pk,
+            "mode": "melee",
+            "natural": 20,
+            "damage": "2d6",
+            "damage_dice": "3",
+        },
+    )
     assert response.status_code == 200
     assert "errorlist" in response.content.decode() or "alert" in response.content.decode()
     assert not LogEntry.objects.exists()
@@ -199,8 +299,14 @@ def test_entered_damage_dice_of_the_wrong_count_is_a_message(player, fighter, go
 @pytest.mark.parametrize(
     "data",
     [
-        {"natural": 21}, {"natural": 0}, {"natural": "x"}, {"modifier": "lots"},
-        {"target": 999999}, {"target": "abc"}, {"mode": "telepathy"}, {"damage": "1d0"},
+        {"natural": 21},
+        {"natural": 0},
+        {"natural": "x"},
+        {"modifier": "lots"},
+        {"target": 999999},
+        {"target": "abc"},
+        {"mode": "telepathy"},
+        {"damage": "1d0"},
     ],
 )
 def test_bad_attack_input_never_gives_a_server_error(player, fighter, goblin, encounter, data):
@@ -211,19 +317,33 @@ def test_bad_attack_input_never_gives_a_server_error(player, fighter, goblin, en
 
 
 def test_a_plain_form_post_redirects_after_a_roll(player, fighter, goblin, encounter):
-    response = _post(player, encounter, "attack", {
-        "actor": fighter.pk, "target": goblin.pk, "mode": "melee", "natural": 2,
-    }, htmx=False)
+    response = _post(
+        player,
+        encounter,
+        "attack",
+        {
+            "actor": fighter.pk,
+            "target": goblin.pk,
+            "mode": "melee",
+            "natural": 2,
+        },
+        htmx=False,
+    )
     assert response.status_code == 302
     assert LogEntry.objects.filter(encounter=encounter).count() == 1
 
 
-def test_the_odds_show_the_number_needed_and_the_exact_chance(player, fighter, goblin,
-                                                                encounter):
+def test_the_odds_show_the_number_needed_and_the_exact_chance(player, fighter, goblin, encounter):
     # THAC0 17 against AC 6 needs 11; STR +1 makes a natural 10 enough: 11 of 20 = 55%.
-    response = player.get(reverse("odds", args=[encounter.slug, "attack"]), {
-        "actor": fighter.pk, "target": goblin.pk, "mode": "melee", "modifier": 0,
-    })
+    response = player.get(
+        reverse("odds", args=[encounter.slug, "attack"]),
+        {
+            "actor": fighter.pk,
+            "target": goblin.pk,
+            "mode": "melee",
+            "modifier": 0,
+        },
+    )
     assert "needs 11+ · 55%" in response.content.decode()
 
 
@@ -232,16 +352,24 @@ def test_direct_thac0_odds_also_show_the_matrix_where_they_differ(referee, encou
     encounter.save()
     weakling = monster(encounter, "Rat", thac0=19, hp_max=1, hp=1)
     plate = character(encounter, "Paladin", ac=-3)
-    response = referee.get(reverse("odds", args=[encounter.slug, "attack"]), {
-        "actor": weakling.pk, "target": plate.pk, "mode": "melee", "modifier": 0,
-    })
+    response = referee.get(
+        reverse("odds", args=[encounter.slug, "attack"]),
+        {
+            "actor": weakling.pk,
+            "target": plate.pk,
+            "mode": "melee",
+            "modifier": 0,
+        },
+    )
     text = response.content.decode()
     assert "needs 22+ · 0%" in text
     assert "the attack matrix: needs 20+ · 5%" in text
 
 
 def test_the_save_form_opened_from_a_button_shows_its_odds(player, fighter, encounter):
-    response = player.get(reverse("save", args=[encounter.slug]),
-                          {"actor": fighter.pk, "category": "death"},
-                          HTTP_HX_REQUEST="true")
+    response = player.get(
+        reverse("save", args=[encounter.slug]),
+        {"actor": fighter.pk, "category": "death"},
+        HTTP_HX_REQUEST="true",
+    )
     assert "needs 10+ · 55%" in response.content.decode()

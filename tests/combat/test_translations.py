@@ -25,7 +25,7 @@ DOMAINS = ("django", "djangojs")
 PLURAL_FORMS = {
     "cs": "nplurals=3; plural=(n==1) ? 0 : (n>=2 && n<=4) ? 1 : 2;",
     "ru": "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && "
-          "(n%100<10 || n%100>=20) ? 1 : 2);",
+    "(n%100<10 || n%100>=20) ? 1 : 2);",
 }
 PLURAL_FORMS["uk"] = PLURAL_FORMS["ru"]
 
@@ -82,9 +82,7 @@ def _placeholders(text: str) -> set[str]:
 def test_placeholders_survive_translation(language):
     for entry in _catalogue(language).translated_entries():
         wanted = _placeholders(entry.msgid)
-        translations = (
-            list(entry.msgstr_plural.values()) if entry.msgid_plural else [entry.msgstr]
-        )
+        translations = list(entry.msgstr_plural.values()) if entry.msgid_plural else [entry.msgstr]
         for text in translations:
             assert _placeholders(text) == wanted, f"{language}: {entry.msgid!r} -> {text!r}"
 
@@ -93,19 +91,35 @@ def test_no_message_in_the_code_is_missing_from_the_catalogues(tmp_path):
     require_or_skip(has_program("xgettext"), "GNU gettext (xgettext) is not installed")
     scratch = tmp_path / "tree"
     for part in ("combat", "rules", "templates"):
-        shutil.copytree(ROOT / part, scratch / part,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.mo"))
+        shutil.copytree(
+            ROOT / part, scratch / part, ignore=shutil.ignore_patterns("__pycache__", "*.mo")
+        )
     shutil.copy(ROOT / "manage.py", scratch / "manage.py")
     subprocess.run(
-        [sys.executable, "manage.py", "makemessages", "--no-location", "--no-obsolete",
-         *[f"-l{language}" for language in LANGUAGES], "-i", "tests"],
-        cwd=scratch, check=True, capture_output=True,
-        env={"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "combat.settings",
-             "FRAY_DATA_DIR": str(tmp_path / "data"), "SECRET_KEY": "scratch",
-             "PYTHONPATH": str(scratch)},
+        [
+            sys.executable,
+            "manage.py",
+            "makemessages",
+            "--no-location",
+            "--no-obsolete",
+            *[f"-l{language}" for language in LANGUAGES],
+            "-i",
+            "tests",
+        ],
+        cwd=scratch,
+        check=True,
+        capture_output=True,
+        env={
+            "PATH": "/usr/bin:/bin",
+            "DJANGO_SETTINGS_MODULE": "combat.settings",
+            "FRAY_DATA_DIR": str(tmp_path / "data"),
+            "SECRET_KEY": "scratch",
+            "PYTHONPATH": str(scratch),
+        },
     )
     for language in LANGUAGES:
-        fresh = polib.pofile(str(scratch / "combat" / "locale" / language / "LC_MESSAGES"
-                                 / "django.po"))
+        fresh = polib.pofile(
+            str(scratch / "combat" / "locale" / language / "LC_MESSAGES" / "django.po")
+        )
         missing = [e.msgid for e in fresh if not e.translated() or "fuzzy" in e.flags]
         assert not missing, f"{language}: not translated yet: {missing}"
