@@ -244,6 +244,17 @@ class RollForm(forms.Form):
         if viewer.is_referee:
             self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
         self.order_fields(["actor", *self.field_order_extra, "modifier", "natural"])
+        if not self.is_bound and "actor" not in self.initial:
+            first = self.initial_actor()
+            self.initial["actor"] = first.pk if first else None
+
+    def initial_actor(self) -> Combatant | None:
+        """Who the form starts with: the one the button named, else the first controlled."""
+        controlled = self.fields["actor"].queryset
+        wanted = str(self.initial.get("actor", ""))
+        if wanted.isdigit():
+            return controlled.filter(pk=int(wanted)).first()
+        return controlled.first()
 
     def clean_modifier(self) -> int:
         return self.cleaned_data.get("modifier") or 0
@@ -267,9 +278,19 @@ class AttackForm(RollForm):
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
         self.fields["target"] = _combatant_field(viewer.visible_combatants(), _("Target"))
+        if not self.is_bound and "target" not in self.initial:
+            self.initial["target"] = self._first_opponent()
         self.order_fields(
             ["actor", "target", "mode", "modifier", "natural", "damage", "damage_dice"]
         )
+
+    def _first_opponent(self) -> int | None:
+        """Preselect the first one standing on the other side, so the odds show at once."""
+        actor = self.initial_actor()
+        for combatant in self.fields["target"].queryset:
+            if actor is None or (combatant.side != actor.side and not combatant.dead):
+                return combatant.pk
+        return None
 
     def clean(self) -> dict:
         data = super().clean()

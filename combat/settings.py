@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -165,7 +166,9 @@ else:
                 ),
             },
             # A file, not memory, so tests in several processes share one database.
-            "TEST": {"NAME": str(DATA_DIR / "test-fray.sqlite3")},
+            # One per test run (forked workers inherit it), outside the data folder, so two
+            # runs in one checkout never share it.
+            "TEST": {"NAME": str(Path(tempfile.gettempdir()) / f"fray-test-{os.getpid()}.sqlite3")},
         }
     }
 
@@ -255,6 +258,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+    # A request naming another host gets its 400; a traceback in the referee's terminal for
+    # every such probe on a LAN is noise.
+    "loggers": {"django.security.DisallowedHost": {"handlers": [], "propagate": False}},
 }
 
 FRAY_LOG_PAGE = 50  # roll-log entries shown live; older ones on the log page

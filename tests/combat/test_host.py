@@ -1,0 +1,312 @@
+"""The ``host`` command: finding the machine's LAN addresses and names, and serving for real."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from channels.security.websocket import AllowedHostsOriginValidator
+from django.conf import settings as django_settings
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from combat.management.commands import host
+
+IP_OUTPUT = """\
+1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever
+2: wlp2s0    inet 192.168.1.23/24 brd 192.168.1.255 scope global dynamic wlp2s0
+3: docker0    inet 172.17.0.1/16 brd 172.17.255.255 scope global docker0\\       valid_lft forever
+"""
+
+FIB_TRIE = """\
+Main:
+  +-- 0.0.0.0/0 3 0 5
+     |-- 0.0.0.0
+        /0 universe UNICAST
+     +-- 127.0.0.0/8 2 0 2
+        +-- 127.0.0.0/31 1 0 0
+           |-- 127.0.0.0
+              /8 host LOCAL
+           |-- 127.0.0.1
+              /32 host LOCAL
+        |-- 127.255.255.255
+           /32 link BROADCAST
+     +-- 10.0.0.0/24 2 0 2
+        +-- 10.0.0.0/30 2 0 2
+           |-- 10.0.0.0
+              /24 link UNICAST
+           |-- 10.0.0.2
+              /32 host LOCAL
+        |-- 10.0.0.255
+           /32 link BROADCAST
+Local:
+  +-- 0.0.0.0/0 3 0 5
+     +-- 10.0.0.0/24 2 0 2
+           |-- 10.0.0.2
+              /32 host LOCAL
+"""
+
+
+def test_it_reads_addresses_from_the_ip_command() -> None:
+    assert host.addresses_from_ip_command(IP_OUTPUT) == ["127.0.0.1", "192.168.1.23", "172.17.0.1"]
+
+
+def test_it_reads_only_the_machines_own_addresses_from_the_fib_trie() -> None:
+    assert host.addresses_from_fib_trie(FIB_TRIE) == ["127.0.0.1", "10.0.0.2"]
+
+
+@pytest.mark.parametrize(
+    ("address", "usable"),
+    [
+        ("192.168.1.23", True),
+        ("10.0.0.2", True),
+        ("172.17.0.1", True),
+        ("127.0.0.1", False),
+        ("127.0.1.1", False),
+        ("0.0.0.0", False),
+        ("169.254.10.1", False),
+        ("224.0.0.1", False),
+        ("fe80::1", False),
+        ("not an address", False),
+    ],
+)
+def test_it_offers_players_only_reachable_ipv4_addresses(address: str, usable: bool) -> None:
+    assert host.usable_ipv4(address) is usable
+
+
+def test_it_lists_the_routed_address_first_then_private_ones_without_repeats() -> None:
+    ordered = host.order_addresses(
+        [None, "192.168.1.23", "192.168.1.23"],
+        ["127.0.0.1", "93.184.216.34", "172.17.0.1", "192.168.1.23", "10.0.0.2"],
+    )
+    assert ordered == ["192.168.1.23", "172.17.0.1", "10.0.0.2", "93.184.216.34"]
+
+
+def test_it_combines_every_source_of_addresses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        host, "outgoing_address", lambda target: "192.168.1.23" if target[0] == "1" else None
+    )
+    monkeypatch.setattr(host, "_ip_command_output", lambda: IP_OUTPUT)
+    monkeypatch.setattr(host, "_fib_trie_text", lambda: FIB_TRIE)
+    monkeypatch.setattr(host, "addresses_from_hostname", lambda name: ["127.0.1.1", "10.9.8.7"])
+    assert host.lan_addresses("laptop") == ["192.168.1.23", "172.17.0.1", "10.0.0.2", "10.9.8.7"]
+
+
+def test_it_finds_no_address_without_crashing_when_every_source_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("no network here")
+
+    monkeypatch.setattr(socket, "socket", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(subprocess, "run", refuse)
+    monkeypatch.setattr(Path, "read_text", refuse)
+    assert host.lan_addresses("laptop") == []
+
+
+def test_it_gives_up_on_a_name_lookup_that_hangs(monkeypatch: pytest.MonkeyPatch) -> None:
+    release = threading.Event()
+
+    def hang(*args: object, **kwargs: object) -> list[object]:
+        release.wait(5)
+        return []
+
+    monkeypatch.setattr(socket, "getaddrinfo", hang)
+    started = time.monotonic()
+    try:
+        assert host.addresses_from_hostname("laptop", timeout=0.1) == []
+    finally:
+        release.set()
+    assert time.monotonic() - started < 2
+
+
+def test_it_finds_the_outgoing_address_without_sending_anything() -> None:
+    # Loopback is always routable, so this works on any machine, online or not.
+    assert host.outgoing_address("127.0.0.1") == "127.0.0.1"
+
+
+@pytest.mark.parametrize(
+    ("hostname", "names"),
+    [
+        ("Laptop", ["localhost", "laptop", "laptop.local"]),
+        ("box.lan", ["localhost", "box.lan", "box", "box.local"]),
+        ("gm-pc.local.", ["localhost", "gm-pc.local", "gm-pc"]),
+        ("", ["localhost"]),
+    ],
+)
+def test_it_accepts_the_machines_hostname_and_mdns_name(hostname: str, names: list[str]) -> None:
+    assert host.machine_names(hostname) == names
+
+
+def test_it_extends_allowed_hosts_with_addresses_names_and_extras_once_each() -> None:
+    hosts = host.extended_allowed_hosts(
+        ["localhost", "127.0.0.1", "[::1]"],
+        ["192.168.1.23", "10.0.0.2"],
+        ["localhost", "laptop", "laptop.local"],
+        [" Table.Example ", "192.168.1.23"],
+    )
+    assert hosts == [
+        "localhost",
+        "127.0.0.1",
+        "[::1]",
+        "laptop",
+        "laptop.local",
+        "192.168.1.23",
+        "10.0.0.2",
+        "table.example",
+    ]
+    assert "*" not in hosts
+
+
+def test_it_refuses_a_wildcard_allowed_host() -> None:
+    with pytest.raises(CommandError, match="every site"):
+        host.extended_allowed_hosts(["localhost"], [], [], ["*"])
+
+
+def test_the_websocket_origin_check_accepts_the_lan_address_once_applied(settings) -> None:
+    settings.ALLOWED_HOSTS = ["localhost"]
+
+    async def app(scope, receive, send) -> None:  # pragma: no cover - never called
+        pass
+
+    # Built before the hosts are applied, as the ASGI module may be imported early.
+    validator = AllowedHostsOriginValidator(app)
+    lan_origin = urlparse("http://192.168.1.23:8000")
+    assert not validator.valid_origin(lan_origin)
+
+    host.apply_allowed_hosts(["localhost", "laptop.local", "192.168.1.23"])
+
+    assert django_settings.ALLOWED_HOSTS == ["localhost", "laptop.local", "192.168.1.23"]
+    assert validator.valid_origin(lan_origin)
+    assert validator.valid_origin(urlparse("http://laptop.local:8000"))
+    assert not validator.valid_origin(urlparse("http://evil.example"))
+
+
+@pytest.mark.parametrize(
+    ("bind", "addresses", "urls"),
+    [
+        (
+            "0.0.0.0",
+            ["192.168.1.23", "10.0.0.2"],
+            ["http://192.168.1.23:8000/", "http://10.0.0.2:8000/"],
+        ),
+        ("0.0.0.0", [], []),
+        ("192.168.1.23", ["10.0.0.2"], ["http://192.168.1.23:8000/"]),
+        ("127.0.0.1", ["192.168.1.23"], ["http://127.0.0.1:8000/"]),
+        ("::1", [], ["http://[::1]:8000/"]),
+    ],
+)
+def test_it_shows_players_the_addresses_the_server_listens_on(
+    bind: str, addresses: list[str], urls: list[str]
+) -> None:
+    assert host.player_urls(bind, 8000, addresses) == urls
+
+
+def test_it_refuses_a_port_out_of_range() -> None:
+    with pytest.raises(CommandError, match="--port"):
+        call_command("host", port=70000)
+
+
+# --- end to end: the real command in a subprocess --------------------------------------------
+
+STARTUP_SECONDS = 30
+STOP_SECONDS = 10
+# The host test proves the embedded default: SQLite in its data folder, whatever the suite uses.
+SCALE_OUT_ENV = ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "SECRET_KEY_FILE", "ALLOWED_HOSTS")
+
+
+class _Output:
+    """Collects a process's output on a thread, so reading never blocks the test."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.lines: list[str] = []
+        self._process = process
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        assert self._process.stdout is not None
+        for line in self._process.stdout:
+            self.lines.append(line)
+
+    def wait_for(self, pattern: str, timeout: float) -> re.Match[str]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in list(self.lines):
+                if match := re.search(pattern, line):
+                    return match
+            if self._process.poll() is not None:
+                break
+            time.sleep(0.05)
+        pytest.fail(f"no line matching {pattern!r}; output:\n{self.text()}")
+
+    def text(self) -> str:
+        self._thread.join(0.5)
+        return "".join(self.lines)
+
+
+def _get(url: str, host_header: str | None = None) -> tuple[int, bytes]:
+    request = urllib.request.Request(url)
+    if host_header:
+        request.add_header("Host", host_header)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def test_it_serves_pages_and_static_files_then_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    data_dir = tmp_path / "fray-data"
+    env = {key: value for key, value in os.environ.items() if key not in SCALE_OUT_ENV}
+    env |= {"FRAY_DATA_DIR": str(data_dir), "PYTHONUNBUFFERED": "1", "DEBUG": "0"}
+    manage = Path(django_settings.BASE_DIR) / "manage.py"
+    process = subprocess.Popen(
+        # Port 0: the server picks a free port and prints the one it got, so no race.
+        [sys.executable, str(manage), "host", "--port", "0", "--bind", "127.0.0.1"],
+        cwd=django_settings.BASE_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    output = _Output(process)
+    try:
+        base = output.wait_for(r"(http://127\.0\.0\.1:\d+/)", STARTUP_SECONDS).group(1)
+
+        status, page = _get(base)
+        assert status == 200, page[:500]
+        mdns_name = f"{socket.gethostname().split('.')[0].lower()}.local"
+        if re.fullmatch(r"[a-z0-9-]+\.local", mdns_name):  # else no valid Host header at all
+            status, _ = _get(base, host_header=mdns_name)
+            assert status == 200, "the machine's mDNS name must be an allowed host"
+
+        status, script = _get(base + "static/django_htmx/htmx-2.min.js")
+        assert status == 200
+        assert b"htmx" in script
+
+        assert (data_dir / "fray.sqlite3").is_file()
+        assert (data_dir / "secret_key").is_file()
+
+        process.send_signal(signal.SIGINT)
+        returncode = process.wait(timeout=STOP_SECONDS)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    text = output.text()
+    assert returncode == 0, text
+    assert "Traceback" not in text
+    assert "Fray stopped." in text
