@@ -7,8 +7,8 @@ are limited to what the viewer may see or control, so a forged id is just an inv
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from rules import dice, ose
 from rules.errors import RulesError
@@ -17,6 +17,7 @@ from .access import Viewer
 from .errors import message_for
 from .models import Combatant, Encounter, Kind, RulesSystem, Side
 
+PLAYABLE_SYSTEMS = {RulesSystem.OSE}
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 MODIFIER_LIMIT = 20
 
@@ -26,13 +27,12 @@ class EncounterForm(forms.ModelForm):
         model = Encounter
         fields = ["name", "system", "attack_method"]
 
-    def clean_system(self) -> str:
-        system = self.cleaned_data["system"]
-        if system != RulesSystem.OSE:
-            raise forms.ValidationError(
-                _("Only Old-School Essentials can be played at the table so far.")
-            )
-        return system
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # The model knows every system; the table plays OSE until the others are wired up.
+        self.fields["system"].choices = [
+            (value, label) for value, label in RulesSystem.choices if value in PLAYABLE_SYSTEMS
+        ]
 
 
 class EncounterSettingsForm(forms.ModelForm):
@@ -49,6 +49,11 @@ class JoinForm(forms.Form):
         if not name:
             raise forms.ValidationError(_("Please give a name."))
         return name
+
+
+def local_dice(expression: str) -> str:
+    """A dice expression as the viewer's language writes it: 1k6 in Czech, 1к6 in Russian."""
+    return dice.format_expression(expression, letter=dice.die_letter_for(get_language() or "en"))
 
 
 def _rules_call(func, *args, **kwargs):
@@ -278,6 +283,7 @@ class AttackForm(RollForm):
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
         self.fields["target"] = _combatant_field(viewer.visible_combatants(), _("Target"))
+        self.fields["damage"].initial = local_dice("1d6")
         if not self.is_bound and "target" not in self.initial:
             self.initial["target"] = self._first_opponent()
         self.order_fields(
@@ -404,6 +410,7 @@ class FreeRollForm(forms.Form):
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.viewer = viewer
+        self.fields["expression"].initial = local_dice("1d6")
         if viewer.is_referee:
             self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
 

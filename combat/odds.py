@@ -8,10 +8,10 @@ from typing import Any
 
 from django import forms
 
-from rules import ose
+from rules import dice, ose
 from rules.errors import RulesError
 
-from .forms import AttackForm, CheckForm, SaveForm
+from .forms import AttackForm, CheckForm, FreeRollForm, SaveForm
 
 
 @dataclass(frozen=True)
@@ -41,8 +41,52 @@ def _values(form: forms.Form) -> dict[str, Any]:
     return probe.cleaned_data
 
 
-def for_form(form: forms.Form) -> Odds | None:
-    """Odds for an attack, save or check form; None until it says enough."""
+@dataclass(frozen=True)
+class Bar:
+    low: int
+    high: int
+    chance: Fraction
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True)
+class DiceOdds:
+    """A free roll's range and mean, and the chart of its totals when it is cheap to draw."""
+
+    summary: dice.Summary
+    bars: tuple[Bar, ...]
+
+    CHART_WIDTH = 240
+    CHART_HEIGHT = 48
+
+    @classmethod
+    def of(cls, expression: dice.DiceExpression) -> DiceOdds:
+        summary = dice.summary(expression)
+        bars: list[Bar] = []
+        if summary.bars and len(summary.bars) > 1:
+            top = max(chance for *_, chance in summary.bars)
+            width = cls.CHART_WIDTH / len(summary.bars)
+            for index, (low, high, chance) in enumerate(summary.bars):
+                height = float(chance / top) * cls.CHART_HEIGHT
+                bars.append(
+                    Bar(
+                        low,
+                        high,
+                        chance,
+                        index * width,
+                        cls.CHART_HEIGHT - height,
+                        width * 0.85,
+                        height,
+                    )
+                )
+        return cls(summary, tuple(bars))
+
+
+def for_form(form: forms.Form) -> Odds | DiceOdds | None:
+    """Odds for an attack, save, check or free-roll form; None until it says enough."""
     try:
         values = _values(form)
         if isinstance(form, AttackForm):
@@ -51,6 +95,8 @@ def for_form(form: forms.Form) -> Odds | None:
             return _save(values)
         if isinstance(form, CheckForm):
             return _check(values)
+        if isinstance(form, FreeRollForm):
+            return DiceOdds.of(values["expression"])
     except (RulesError, KeyError, AttributeError, TypeError):
         return None
     return None

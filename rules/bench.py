@@ -48,6 +48,8 @@ CASES: list[Case] = [
     Case("dice", "roll 10d10+5", lambda: dice.roll("10d10+5", _rng)),
     Case("dice", "distribution 10d10+5", lambda: dice.distribution("10d10+5"), setup=_uncached),
     Case("dice", "distribution 3d6 (cached)", lambda: dice.distribution("3d6")),
+    Case("dice", "summary 10d10+5 (form)", lambda: dice.summary("10d10+5"), setup=_uncached),
+    Case("dice", "summary 100d1000 (no chart)", lambda: dice.summary("100d1000")),
     Case(
         "dice",
         "distribution 100d1000",

@@ -52,6 +52,7 @@ from .core import RandomSource, natural_roll
 from .errors import RulesError
 
 __all__ = [
+    "CHART_MAX_TOTALS",
     "DIE_LETTERS",
     "MAX_DICE",
     "MAX_LENGTH",
@@ -61,12 +62,14 @@ __all__ = [
     "DiceRoll",
     "DiceTerm",
     "Distribution",
+    "Summary",
     "TermRoll",
     "die_letter_for",
     "distribution",
     "format_expression",
     "parse",
     "roll",
+    "summary",
 ]
 
 MAX_DICE = 100
@@ -474,3 +477,47 @@ def _counts(groups: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
         for _ in range(n):
             counts = _add_die(counts, sides)
     return tuple(counts)
+
+
+# Totals beyond this many are not charted on a form: the exact distribution of the largest
+# allowed expressions takes up to a second (see ``python -m rules.bench``), and a form asks
+# on every keystroke. Range and mean stay exact and instant for every expression.
+CHART_MAX_TOTALS = 600
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a form shows before a free roll: the exact range and mean, and, when cheap, the
+    chance of each total grouped into at most ``bars`` bars of ``(low, high, probability)``."""
+
+    minimum: int
+    maximum: int
+    mean: Fraction
+    bars: tuple[tuple[int, int, Fraction], ...] | None
+
+
+def summary(expr: str | DiceExpression, bars: int = 24) -> Summary:
+    """Range and mean of ``expr`` (exact, constant time) and a bar chart of its exact
+    distribution when it has at most :data:`CHART_MAX_TOTALS` totals (else ``bars`` is None)."""
+    expression = _parsed(expr)
+    mean = Fraction(expression.constant) + sum(
+        (Fraction(t.sign * t.count * (t.sides + 1), 2) for t in expression.dice_terms),
+        Fraction(0),
+    )
+    totals = expression.maximum - expression.minimum + 1
+    chart = None
+    if totals <= CHART_MAX_TOTALS:
+        dist = distribution(expression)
+        width = -(-totals // bars)  # ceiling: at most ``bars`` bars
+        chart = tuple(
+            (
+                low,
+                min(low + width - 1, dist.maximum),
+                Fraction(
+                    sum(dist.counts[low - dist.minimum : low - dist.minimum + width]),
+                    dist.denominator,
+                ),
+            )
+            for low in range(dist.minimum, dist.maximum + 1, width)
+        )
+    return Summary(expression.minimum, expression.maximum, mean, chart)

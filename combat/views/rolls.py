@@ -184,7 +184,7 @@ def undo(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     return panel_reply(request, viewer, "message", done=True, result=result)
 
 
-FORMS = {"attack": AttackForm, "save": SaveForm, "check": CheckForm}
+FORMS = {"attack": AttackForm, "save": SaveForm, "check": CheckForm, "roll": FreeRollForm}
 
 
 @require_GET

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import template
+from django.template.defaultfilters import floatformat
 from django.utils.translation import get_language, pgettext_lazy
 
 from rules import dice
@@ -90,6 +91,12 @@ def dice_notation(expression: str) -> str:
         return dice.format_expression(dice.parse(expression), letter=letter)
     except RulesError:
         return expression
+
+
+@register.filter
+def percent(chance) -> str:
+    """A chance as a per cent figure with at most one decimal, in the viewer's locale."""
+    return floatformat(float(chance) * 100, -1)
 
 
 @register.simple_tag

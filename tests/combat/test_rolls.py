@@ -373,3 +373,61 @@ def test_the_save_form_opened_from_a_button_shows_its_odds(player, fighter, enco
         HTTP_HX_REQUEST="true",
     )
     assert "needs 10+ · 55%" in response.content.decode()
+
+
+def test_a_free_roll_form_shows_the_range_mean_and_chart_before_the_roll(player, encounter):
+    response = player.get(reverse("odds", args=[encounter.slug, "roll"]), {"expression": "2d6"})
+    text = response.content.decode()
+    assert "2 to 12 · average 7" in text
+    assert text.count("<rect") == 11
+
+
+def test_a_huge_free_roll_shows_its_range_without_a_chart(player, encounter):
+    response = player.get(
+        reverse("odds", args=[encounter.slug, "roll"]), {"expression": "100d1000"}
+    )
+    text = response.content.decode()
+    assert "100 to 100000 · average 50050" in text
+    assert "<rect" not in text
+
+
+def test_a_player_may_make_a_free_roll_but_never_in_secret(player, encounter):
+    _post(player, encounter, "free_roll", {"expression": "1d20", "entered": "7", "secret": "on"})
+    entry = LogEntry.objects.get(encounter=encounter)
+    assert (entry.data["total"], entry.secret, entry.actor) == (7, False, "Anna")
+
+
+def test_the_dice_are_written_the_czech_way_in_czech(player, fighter, goblin, encounter):
+    player.cookies["django_language"] = "cs"
+    _post(
+        player,
+        encounter,
+        "attack",
+        {
+            "actor": fighter.pk,
+            "target": goblin.pk,
+            "mode": "melee",
+            "natural": 20,
+            "damage": "1d6",
+            "damage_dice": "2",
+        },
+    )
+    page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert "1k6" in page and "1k20" in page
+    assert "TZ" in page
+
+
+def test_only_playable_rules_systems_are_offered(db, client):
+    page = client.get(reverse("home")).content.decode()
+    assert 'value="ose"' in page
+    assert 'value="becmi"' not in page
+    response = client.post(
+        reverse("home"), {"name": "X", "system": "becmi", "attack_method": "matrix"}
+    )
+    assert response.status_code == 200
+    assert "errorlist" in response.content.decode()
+
+
+def test_a_seated_player_without_a_character_is_told_what_happens_next(player, encounter):
+    page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert "The referee will give you a character" in page

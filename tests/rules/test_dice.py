@@ -344,3 +344,37 @@ def test_observed_frequencies_stay_close_to_the_exact_distribution():
         # 5 standard deviations: a false alarm has odds below one in a million per total.
         sigma = (float(p) * (1 - float(p)) / n) ** 0.5
         assert abs(seen.get(total, 0) / n - float(p)) < 5 * sigma
+
+
+@pytest.mark.parametrize(
+    ("expression", "low", "high", "mean"),
+    [
+        ("1d6", 1, 6, Fraction(7, 2)),
+        ("2d6+1", 3, 13, 8),
+        ("1d20-1d4", -3, 19, 8),
+        ("3", 3, 3, 3),
+        ("100d1000", 100, 100_000, 50_050),
+    ],
+)
+def test_the_summary_gives_the_exact_range_and_mean(expression, low, high, mean):
+    result = dice.summary(expression)
+    assert (result.minimum, result.maximum, result.mean) == (low, high, mean)
+
+
+def test_the_summary_charts_small_expressions_exactly_and_skips_huge_ones():
+    small = dice.summary("2d6", bars=24)
+    assert [(low, high) for low, high, _ in small.bars] == [(t, t) for t in range(2, 13)]
+    assert small.bars[5][2] == Fraction(6, 36)
+    grouped = dice.summary("10d10+5", bars=10)
+    assert len(grouped.bars) <= 10
+    assert sum(p for *_, p in grouped.bars) == 1
+    assert grouped.bars[0][0] == 15 and grouped.bars[-1][1] == 105
+    assert dice.summary("100d1000").bars is None
+
+
+@given(st.integers(1, 6), st.sampled_from([2, 3, 4, 6, 8, 10, 12, 20]), st.integers(1, 30))
+def test_the_summary_bars_cover_every_total_once(count, sides, bars):
+    result = dice.summary(f"{count}d{sides}", bars=bars)
+    covered = [t for low, high, _ in result.bars for t in range(low, high + 1)]
+    assert covered == list(range(count, count * sides + 1))
+    assert sum(p for *_, p in result.bars) == 1
