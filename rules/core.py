@@ -37,11 +37,19 @@ def natural_roll(sides: int, rng: RandomSource | None = None, entered: int | Non
     roll from ``rng``. An entered value outside 1..sides is the library's error."""
     if entered is not None:
         if isinstance(entered, bool) or not isinstance(entered, int):
-            raise RulesError("die_not_integer", f"a d{sides} result must be a whole number",
-                             sides=sides, value=entered)
+            raise RulesError(
+                "die_not_integer",
+                f"a d{sides} result must be a whole number",
+                sides=sides,
+                value=entered,
+            )
         if not 1 <= entered <= sides:
-            raise RulesError("die_out_of_range", f"a d{sides} shows 1 to {sides}, not {entered}",
-                             sides=sides, value=entered)
+            raise RulesError(
+                "die_out_of_range",
+                f"a d{sides} shows 1 to {sides}, not {entered}",
+                sides=sides,
+                value=entered,
+            )
         return entered
     if rng is None:
         raise RulesError("no_random_source", "pass a random source or an entered die result")
