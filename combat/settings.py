@@ -263,4 +263,8 @@ LOGGING = {
     "loggers": {"django.security.DisallowedHost": {"handlers": [], "propagate": False}},
 }
 
+# Where players reach this machine (``http://192.168.1.20:8000/``): links and QR codes shown to
+# a referee who opened Fray as localhost use the first. ``host`` fills it with the LAN
+# addresses it found; behind a reverse proxy, set FRAY_PLAYER_URL.
+FRAY_PLAYER_URLS = env_list("FRAY_PLAYER_URL", [])
 FRAY_LOG_PAGE = 50  # roll-log entries shown live; older ones on the log page

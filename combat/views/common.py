@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+from django.http.request import split_domain_port
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
@@ -17,12 +19,24 @@ def encounter_url(viewer: Viewer) -> str:
     return reverse("encounter", args=[viewer.encounter.slug])
 
 
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "[::1]"}
+
+
+def shareable_url(request: HttpRequest, path: str) -> str:
+    """An absolute URL another device can open: a page opened as localhost would hand
+    players a link to their own phone, so it names the machine's LAN address instead."""
+    host, _port = split_domain_port(request.get_host())
+    if host in LOOPBACK_HOSTS and settings.FRAY_PLAYER_URLS:
+        return settings.FRAY_PLAYER_URLS[0].rstrip("/") + path
+    return request.build_absolute_uri(path)
+
+
 def referee_context(request: HttpRequest, viewer: Viewer) -> dict[str, Any]:
     encounter = viewer.encounter
     return {
-        "join_url": request.build_absolute_uri(reverse("join", args=[encounter.join_token])),
-        "referee_url": request.build_absolute_uri(
-            reverse("referee_link", args=[encounter.referee_key])
+        "join_url": shareable_url(request, reverse("join", args=[encounter.join_token])),
+        "referee_url": shareable_url(
+            request, reverse("referee_link", args=[encounter.referee_key])
         ),
         "settings_form": EncounterSettingsForm(instance=encounter, prefix="settings"),
     }

@@ -16,7 +16,7 @@ from .. import actions
 from ..access import Viewer, grant_referee, grant_seat, seat_in, viewer_for
 from ..forms import EncounterForm, JoinForm
 from ..models import Encounter, Seat
-from .common import encounter_url, page
+from .common import encounter_url, page, shareable_url
 
 
 @require_http_methods(["GET", "POST"])
@@ -89,7 +89,7 @@ def log(request: HttpRequest, slug: str) -> HttpResponse:
 def join_qr(request: HttpRequest, slug: str) -> HttpResponse:
     """The join link as an SVG QR code, for players to scan from the referee's screen."""
     viewer = viewer_for(request, slug)
-    url = request.build_absolute_uri(reverse("join", args=[viewer.encounter.join_token]))
+    url = shareable_url(request, reverse("join", args=[viewer.encounter.join_token]))
     buffer = io.BytesIO()
     segno.make(url, error="m").save(buffer, kind="svg", scale=6, border=2, dark="#111")
     response = HttpResponse(buffer.getvalue(), content_type="image/svg+xml")

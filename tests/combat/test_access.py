@@ -188,3 +188,16 @@ def test_the_referee_link_is_exchanged_for_a_clean_url(encounter, outsider):
 def test_a_wrong_referee_key_or_join_token_is_not_found(outsider, encounter):
     assert outsider.get(reverse("referee_link", args=["nope"])).status_code == 404
     assert outsider.get(reverse("join", args=["nope"])).status_code == 404
+
+
+def test_a_referee_on_localhost_is_given_a_join_link_players_can_open(referee, encounter, settings):
+    settings.FRAY_PLAYER_URLS = ["http://192.168.1.20:8000/"]
+    settings.ALLOWED_HOSTS = ["localhost", "192.168.1.20"]
+    page = referee.get(
+        reverse("encounter", args=[encounter.slug]), HTTP_HOST="localhost:8000"
+    ).content.decode()
+    assert f"http://192.168.1.20:8000/join/{encounter.join_token}/" in page
+    on_lan = referee.get(
+        reverse("encounter", args=[encounter.slug]), HTTP_HOST="192.168.1.20:8000"
+    ).content.decode()
+    assert f"http://192.168.1.20:8000/join/{encounter.join_token}/" in on_lan

@@ -277,6 +277,8 @@ class Command(BaseCommand):
         if server.listening_addresses:
             port = server.listening_addresses[0][1]
         urls = player_urls(bind, port, addresses)
+        # The referee usually opens localhost; the join link and QR code must name the LAN.
+        settings.FRAY_PLAYER_URLS[:] = urls
         write = self.stdout.write
         write(f"Fray is running. Data folder: {settings.DATA_DIR}")
         if urls:
