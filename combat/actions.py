@@ -92,7 +92,7 @@ def _roll_data(result: Any, *, needed: int, success: bool) -> dict[str, Any]:
 def attack(
     viewer: Viewer,
     *,
-    attacker: Combatant,
+    actor: Combatant,
     target: Combatant,
     mode: str,
     modifier: int,
@@ -101,7 +101,7 @@ def attack(
     damage_dice: list[int] | None,
     secret: bool = False,
 ) -> LogEntry:
-    attacker, target = _locked(viewer, attacker), _locked(viewer, target)
+    attacker, target = _locked(viewer, actor), _locked(viewer, target)
     ability = "str" if mode == "melee" else "dex"
     score = attacker.str_score if mode == "melee" else attacker.dex_score
     modifiers = [Modifier(ose.ability_modifier(score), ability), Modifier(modifier, "situational")]

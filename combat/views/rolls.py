@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -47,20 +48,27 @@ def _initial(request: HttpRequest) -> dict[str, Any]:
     }
 
 
-def _roll_view(
-    request: HttpRequest,
-    slug: str,
-    panel: str,
-    form_class: type,
-    act: Callable[[Viewer, dict[str, Any]], LogEntry],
-) -> HttpResponse:
+# Each roll: its form, and the action its cleaned data is handed to (the form's field names
+# are the action's keyword arguments).
+ROLLS: dict[str, tuple[type[forms.Form], Callable[..., LogEntry]]] = {
+    "attack": (AttackForm, actions.attack),
+    "save": (SaveForm, actions.saving_throw),
+    "check": (CheckForm, actions.ability_check),
+    "hp": (HitPointsForm, actions.change_hit_points),
+    "rest": (RestForm, actions.rest),
+    "roll": (FreeRollForm, actions.free_roll),
+}
+
+
+def _roll_view(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
     viewer = viewer_for(request, slug)
+    form_class, act = ROLLS[panel]
     if request.method == "POST":
         _refuse_foreign_actor(request, viewer)
         form = form_class(request.POST, viewer=viewer)
         if form.is_valid():
             try:
-                entry = act(viewer, form.cleaned_data)
+                entry = act(viewer, **form.cleaned_data)
             except RulesError as error:
                 form.add_error(None, message_for(error))
             else:
@@ -79,7 +87,7 @@ def _roll_view(
     return panel_reply(request, viewer, panel, form=form, odds=odds.for_form(form))
 
 
-def _kept(form) -> dict[str, Any]:
+def _kept(form: forms.Form) -> dict[str, Any]:
     """After a roll the next form keeps who acts and against what, not the die results."""
     kept = {"actor", "target", "mode", "category", "ability", "damage", "action"}
     return {k: v for k, v in form.data.items() if k in kept}
@@ -87,90 +95,32 @@ def _kept(form) -> dict[str, Any]:
 
 @require_http_methods(["GET", "POST"])
 def attack(request: HttpRequest, slug: str) -> HttpResponse:
-    def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
-        return actions.attack(
-            viewer,
-            attacker=data["actor"],
-            target=data["target"],
-            mode=data["mode"],
-            modifier=data["modifier"],
-            natural=data["natural"],
-            damage=data["damage"],
-            damage_dice=data["damage_dice"],
-            secret=data.get("secret", False),
-        )
-
-    return _roll_view(request, slug, "attack", AttackForm, act)
+    return _roll_view(request, slug, "attack")
 
 
 @require_http_methods(["GET", "POST"])
 def saving_throw(request: HttpRequest, slug: str) -> HttpResponse:
-    def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
-        return actions.saving_throw(
-            viewer,
-            actor=data["actor"],
-            category=data["category"],
-            modifier=data["modifier"],
-            natural=data["natural"],
-            damage=data["damage"],
-            secret=data.get("secret", False),
-        )
-
-    return _roll_view(request, slug, "save", SaveForm, act)
+    return _roll_view(request, slug, "save")
 
 
 @require_http_methods(["GET", "POST"])
 def ability_check(request: HttpRequest, slug: str) -> HttpResponse:
-    def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
-        return actions.ability_check(
-            viewer,
-            actor=data["actor"],
-            ability=data["ability"],
-            score=data["score"],
-            modifier=data["modifier"],
-            natural=data["natural"],
-            secret=data.get("secret", False),
-        )
-
-    return _roll_view(request, slug, "check", CheckForm, act)
+    return _roll_view(request, slug, "check")
 
 
 @require_http_methods(["GET", "POST"])
 def hit_points(request: HttpRequest, slug: str) -> HttpResponse:
-    def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
-        return actions.change_hit_points(
-            viewer, actor=data["actor"], action=data["action"], amount=data["amount"]
-        )
-
-    return _roll_view(request, slug, "hp", HitPointsForm, act)
+    return _roll_view(request, slug, "hp")
 
 
 @require_http_methods(["GET", "POST"])
 def rest(request: HttpRequest, slug: str) -> HttpResponse:
-    def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
-        return actions.rest(
-            viewer,
-            actor=data["actor"],
-            days=data["days"],
-            interrupted=data["interrupted"],
-            day_dice=data["day_dice"],
-        )
-
-    return _roll_view(request, slug, "rest", RestForm, act)
+    return _roll_view(request, slug, "rest")
 
 
 @require_http_methods(["GET", "POST"])
 def free_roll(request: HttpRequest, slug: str) -> HttpResponse:
-    def act(viewer: Viewer, data: dict[str, Any]) -> LogEntry:
-        return actions.free_roll(
-            viewer,
-            expression=data["expression"],
-            label=data["label"],
-            entered=data["entered"],
-            secret=data.get("secret", False),
-        )
-
-    return _roll_view(request, slug, "roll", FreeRollForm, act)
+    return _roll_view(request, slug, "roll")
 
 
 @require_POST
@@ -184,15 +134,14 @@ def undo(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     return panel_reply(request, viewer, "message", done=True, result=result)
 
 
-FORMS = {"attack": AttackForm, "save": SaveForm, "check": CheckForm, "roll": FreeRollForm}
+PREVIEWS = ("attack", "save", "check", "roll")
 
 
 @require_GET
 def odds_preview(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     """The odds of the roll the form describes so far, recomputed as the form changes."""
     viewer = viewer_for(request, slug)
-    form_class = FORMS.get(kind)
-    if form_class is None:
+    if kind not in PREVIEWS:
         return HttpResponse(status=404)
-    form = form_class(request.GET, viewer=viewer)
+    form = ROLLS[kind][0](request.GET, viewer=viewer)
     return render(request, "combat/_odds.html", {"odds": odds.for_form(form)})
