@@ -201,3 +201,36 @@ def test_a_referee_on_localhost_is_given_a_join_link_players_can_open(referee, e
         reverse("encounter", args=[encounter.slug]), HTTP_HOST="192.168.1.20:8000"
     ).content.decode()
     assert f"http://192.168.1.20:8000/join/{encounter.join_token}/" in on_lan
+
+
+def test_hidden_facts_never_reach_a_player_page(
+    referee, player, fighter, goblin, lurker, encounter
+):
+    referee.post(
+        reverse("free_roll", args=[encounter.slug]),
+        {"expression": "1d100", "label": "Wandering monster check", "secret": "on"},
+    )
+    referee.post(
+        reverse("save", args=[encounter.slug]),
+        {"actor": lurker.pk, "category": "spells", "natural": 5},
+    )
+    for name in ("encounter", "log"):
+        html = player.get(reverse(name, args=[encounter.slug])).content.decode()
+        assert "Lurking wight" not in html
+        assert "Wandering monster check" not in html
+        assert "5/5" not in html  # the goblin's hit points: players see a health word
+        assert encounter.referee_key not in html
+    referee_html = referee.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert "Lurking wight" in referee_html and "Wandering monster check" in referee_html
+
+
+def test_the_referee_may_show_foes_hit_points(referee, player, fighter, goblin, encounter):
+    referee.post(
+        reverse("encounter_settings", args=[encounter.slug]),
+        {
+            "settings-name": encounter.name,
+            "settings-attack_method": "matrix",
+            "settings-show_foe_hp": "on",
+        },
+    )
+    assert "5/5" in player.get(reverse("encounter", args=[encounter.slug])).content.decode()
