@@ -71,11 +71,14 @@ def _secret(viewer: Viewer, wanted: bool, *combatants: Combatant) -> bool:
     return (viewer.is_referee and wanted) or any(c.hidden for c in combatants)
 
 
+HP_FLOOR = -1_000_000  # storage bound: far below dead, far above the column's limit
+
+
 def _hurt(target: Combatant, amount: int) -> dict[str, int]:
     change = ose.apply_damage(target.hp, amount)
-    target.hp = change.after
+    target.hp = max(change.after, HP_FLOOR)
     target.save(update_fields=["hp"])
-    return {"combatant": target.pk, "hp": change.after - change.before}
+    return {"combatant": target.pk, "hp": target.hp - change.before}
 
 
 def _roll_data(result: Any, *, needed: int, success: bool) -> dict[str, Any]:

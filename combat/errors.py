@@ -24,6 +24,7 @@ MESSAGES = {
     "bad_damage": _("Damage must be a whole number, zero or more."),
     "cannot_heal_the_dead": _("The dead cannot be healed."),
     "too_many_days": _("At most %(limit)s days at once."),
+    "constant_too_large": _("A number in a dice expression may be at most %(limit)s."),
 }
 FALLBACK = _("That value is not valid.")
 

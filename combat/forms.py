@@ -18,6 +18,7 @@ from .errors import message_for
 from .models import Combatant, Encounter, Kind, RulesSystem, Side
 
 PLAYABLE_SYSTEMS = {RulesSystem.OSE}
+HP_LIMIT = 9999  # the most a combatant's maximum hit points may be
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 MODIFIER_LIMIT = 20
 
@@ -179,6 +180,11 @@ class QuickAddForm(forms.Form):
                 data["hp_dice"] = dice.parse(expression)
             except RulesError as error:
                 self.add_error("hp_dice", message_for(error))
+            else:
+                if data["hp_dice"].maximum > HP_LIMIT:
+                    self.add_error(
+                        "hp_dice", _("Hit points go up to %(limit)s.") % {"limit": HP_LIMIT}
+                    )
         return data
 
 

@@ -108,7 +108,8 @@ class Combatant(models.Model):
     hp_max = models.PositiveSmallIntegerField(
         _("maximum hit points"), validators=[MinValueValidator(1), MaxValueValidator(9999)]
     )
-    hp = models.SmallIntegerField(_("hit points"))
+    # The true total, below 0 too (OSE keeps it); wide enough for any damage the dice allow.
+    hp = models.IntegerField(_("hit points"))
     hit_dice = models.CharField(_("Hit Dice"), max_length=16, blank=True)
     thac0 = models.SmallIntegerField(
         "THAC0", validators=[MinValueValidator(-10), MaxValueValidator(25)]

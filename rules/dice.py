@@ -21,7 +21,8 @@ Decisions:
   than validating and walking d20's AST, and its errors carry our codes.
 * ``0dS`` and ``Nd0`` are malformed (``bad_expression``).
 * Limits (checked before any work, so nothing can hang): at most :data:`MAX_DICE` dice in the
-  whole expression, :data:`MAX_SIDES` sides per die, :data:`MAX_LENGTH` characters.
+  whole expression, :data:`MAX_SIDES` sides per die, :data:`MAX_LENGTH` characters, and
+  :data:`MAX_CONSTANT` for a plain number (``constant_too_large``).
 
 Error codes (:class:`~rules.errors.RulesError`): ``expression_too_long`` (length, limit),
 ``bad_expression`` (expr, position), ``too_many_dice`` (count, limit), ``too_many_sides``
@@ -54,6 +55,7 @@ from .errors import RulesError
 __all__ = [
     "CHART_MAX_TOTALS",
     "DIE_LETTERS",
+    "MAX_CONSTANT",
     "MAX_DICE",
     "MAX_LENGTH",
     "MAX_SIDES",
@@ -75,6 +77,7 @@ __all__ = [
 MAX_DICE = 100
 MAX_SIDES = 1000
 MAX_LENGTH = 100
+MAX_CONSTANT = 10_000  # a bonus beyond any table's, and totals stay within storable numbers
 
 #: How each interface language writes the die letter (the glossary's "Dice notation").
 DIE_LETTERS: dict[str, str] = {"en": "d", "cs": "k", "ru": "к", "uk": "к"}
@@ -263,7 +266,15 @@ def parse(expr: str) -> DiceExpression:
             raise _bad(expr, pos)
         sign = -1 if m["sign"] == "-" else 1
         if m["constant"] is not None:
-            terms.append(ConstantTerm(sign * int(m["constant"])))
+            constant = int(m["constant"])
+            if constant > MAX_CONSTANT:
+                raise RulesError(
+                    "constant_too_large",
+                    f"a number in a dice expression is at most {MAX_CONSTANT}, not {constant}",
+                    value=constant,
+                    limit=MAX_CONSTANT,
+                )
+            terms.append(ConstantTerm(sign * constant))
         else:
             count = int(m["count"]) if m["count"] else 1
             sides = 100 if m["sides"] == "%" else int(m["sides"])

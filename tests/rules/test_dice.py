@@ -322,6 +322,7 @@ def test_every_text_gives_an_expression_or_a_rules_error(text):
             "too_many_dice",
             "too_many_sides",
             "expression_too_long",
+            "constant_too_large",
         }
         return
     result = dice.roll(expression, random.Random(0))
@@ -378,3 +379,11 @@ def test_the_summary_bars_cover_every_total_once(count, sides, bars):
     covered = [t for low, high, _ in result.bars for t in range(low, high + 1)]
     assert covered == list(range(count, count * sides + 1))
     assert sum(p for *_, p in result.bars) == 1
+
+
+def test_a_number_beyond_the_limit_is_the_librarys_error():
+    assert dice.parse("1d6+10000").constant == 10_000
+    with pytest.raises(RulesError) as caught:
+        dice.parse("1d6+10001")
+    assert caught.value.code == "constant_too_large"
+    assert caught.value.params == {"value": 10_001, "limit": 10_000}
