@@ -501,6 +501,7 @@ class Result:
     sockets: int = 0
     changes: int = 0
     latencies: list[float] = field(default_factory=list)  # seconds, one per change
+    first_arrivals: list[float] = field(default_factory=list)  # the first socket to hear
     posts_in_run: list[float] = field(default_factory=list)
     posts_alone: dict[str, list[float]] = field(default_factory=dict)
     pages: dict[str, tuple[list[float], int]] = field(default_factory=dict)
@@ -653,6 +654,7 @@ async def _run_changes(
             got = [arrived for arrived, _problem in arrivals if arrived is not None]
             if got:
                 result.latencies.append(max(got) - start)
+                result.first_arrivals.append(min(got) - start)
             seq = await _current_seq(table)
             if seq != expected:
                 raise CommandError(f"the {kind} moved the sequence to {seq}, not {expected}")
@@ -785,6 +787,7 @@ def write_report(
         write("  (snapshot renders timed in the benchmark process: the same code, same database)")
     write(f"socket open + first snapshot: {_stats(result.connect_times)}")
     write(f"POST during the run: {_stats(result.posts_in_run)}")
+    write(f"change on the first socket: {_stats(result.first_arrivals)}")
     write(f"change on every socket: {_stats(result.latencies)}")
     if result.changes:
         cpu = f"CPU during the timed changes: this process {result.run_cpu:.2f} s"
