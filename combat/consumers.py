@@ -39,6 +39,7 @@ class EncounterConsumer(AsyncWebsocketConsumer):
             return
         self.group = viewer.encounter.group_name
         self.language = language_of(self.scope)
+        self.sent_seq = -1
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self._send_snapshot()
@@ -58,13 +59,16 @@ class EncounterConsumer(AsyncWebsocketConsumer):
             await self._send_snapshot()
 
     async def encounter_changed(self, event: dict) -> None:
-        await self._send_snapshot()
+        # Changes in a burst: a snapshot already sent shows this one too, so skip the render.
+        if event.get("seq", 0) > self.sent_seq:
+            await self._send_snapshot()
 
     async def _send_snapshot(self) -> None:
-        html = await self._render()
-        if html is None:  # the encounter is gone, or this browser lost its seat
+        snapshot = await self._render()
+        if snapshot is None:  # the encounter is gone, or this browser lost its seat
             await self.close(code=4404)
             return
+        self.sent_seq, html = snapshot
         await self.send(text_data=html)
 
     @database_sync_to_async
@@ -72,7 +76,7 @@ class EncounterConsumer(AsyncWebsocketConsumer):
         return _load_viewer(self.scope)
 
     @database_sync_to_async
-    def _render(self) -> str | None:
+    def _render(self) -> tuple[int, str] | None:
         # The role is judged again on every message: a removed seat stops receiving.
         viewer = _load_viewer(self.scope)
         if viewer is None:

@@ -15,6 +15,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import translation
 
 from .access import Viewer
@@ -49,12 +50,18 @@ def live_context(viewer: Viewer) -> dict[str, Any]:
         "show_numbers": viewer.is_referee or encounter.show_foe_hp,
         "log_entries": list(log[: settings.FRAY_LOG_PAGE]),
         "seats": list(encounter.seats.all()) if viewer.is_referee else [],
+        # Reversed once, not once per combatant row: a snapshot is rendered for every socket.
+        "action_urls": {
+            name: reverse(name, args=[encounter.slug])
+            for name in ("attack", "save", "check", "hit_points", "rest")
+        },
     }
 
 
-def render_snapshot(viewer: Viewer, language: str) -> str:
-    """The live fragments as out-of-band swaps, in ``language``: the websocket message."""
+def render_snapshot(viewer: Viewer, language: str) -> tuple[int, str]:
+    """The live fragments as out-of-band swaps, in ``language``: the websocket message, with
+    the sequence number it shows at least."""
     viewer.encounter.refresh_from_db()
     with translation.override(language):
         context = live_context(viewer) | {"oob": True}
-        return render_to_string("combat/_live.html", context)
+        return viewer.encounter.seq, render_to_string("combat/_live.html", context)

@@ -174,6 +174,14 @@ else:
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Per process: rendered roll-log entries (append-only, so never stale; see fray_log).
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "OPTIONS": {"MAX_ENTRIES": 20_000},
+    }
+}
+
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
     CHANNEL_LAYERS = {
@@ -267,4 +275,4 @@ LOGGING = {
 # a referee who opened Fray as localhost use the first. ``host`` fills it with the LAN
 # addresses it found; behind a reverse proxy, set FRAY_PLAYER_URL.
 FRAY_PLAYER_URLS = env_list("FRAY_PLAYER_URL", [])
-FRAY_LOG_PAGE = 50  # roll-log entries shown live; older ones on the log page
+FRAY_LOG_PAGE = 30  # roll-log entries shown live; older ones on the log page

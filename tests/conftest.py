@@ -19,3 +19,13 @@ def require_or_skip(available: bool, reason: str) -> None:
 
 def has_program(path: str) -> bool:
     return os.path.exists(path) or shutil.which(path) is not None
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Rendered log entries are cached per process; each test starts without them."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()

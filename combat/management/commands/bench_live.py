@@ -681,7 +681,7 @@ def _time_renders(table: Table, samples: int, result: Result) -> None:
         times, size = [], 0
         for _ in range(samples):
             start = time.perf_counter()
-            html = render_snapshot(viewer, language)
+            _seq, html = render_snapshot(viewer, language)
             times.append(time.perf_counter() - start)
             size = len(html.encode())
         result.renders[role] = (times, size)
