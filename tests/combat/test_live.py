@@ -152,3 +152,21 @@ async def test_the_group_is_empty_after_disconnect(table):
     layer = get_channel_layer()
     if hasattr(layer, "groups"):  # the in-memory layer exposes its groups
         assert not layer.groups.get(encounter.group_name)
+
+
+async def test_a_snapshot_shows_every_change_to_a_row_it_has_shown_before(table):
+    from asgiref.sync import sync_to_async
+
+    encounter, referee, player, _hero, goblin, wight = table
+    player_ws, first = await _open(player, encounter.slug)
+    assert "unhurt" in first
+    await sync_to_async(referee.post)(
+        reverse("hit_points", args=[encounter.slug]),
+        {"actor": goblin.pk, "action": "damage", "amount": 4},
+    )
+    assert "badly wounded" in await player_ws.receive_from(timeout=5)
+    await sync_to_async(referee.post)(reverse("combatant_hide", args=[encounter.slug, wight.pk]))
+    assert "Wight" in await player_ws.receive_from(timeout=5)  # revealed
+    await sync_to_async(referee.post)(reverse("combatant_hide", args=[encounter.slug, wight.pk]))
+    assert "Wight" not in await player_ws.receive_from(timeout=5)  # hidden again
+    await player_ws.disconnect()
