@@ -35,6 +35,9 @@ class EncounterConsumer(AsyncWebsocketConsumer):
         self.group = None
         viewer = await self._viewer()
         if viewer is None:
+            # Accept, then close with a code the page can read: a refused handshake looks
+            # like a dropped connection (1006), which the browser would retry for ever.
+            await self.accept()
             await self.close(code=4403)
             return
         self.group = viewer.encounter.group_name

@@ -34,19 +34,34 @@
     if (socket && open) { socket.send(JSON.stringify({ type: "sync" })); }
   }
 
+  var RETRIED = [1006, 1011, 1012, 1013]; // htmx retries these itself
+  var latest = null; // the raw socket that opened last; null once htmx starts a newer one
+  var pending = false; // a reconnect is already scheduled, by htmx or by us
+
+  document.body.addEventListener("htmx:wsConnecting", function () {
+    latest = null;
+    pending = false;
+  });
+
   document.body.addEventListener("htmx:wsOpen", function (event) {
     socket = event.detail.socketWrapper;
+    latest = event.detail.event.target;
+    // The server sends a snapshot on every (re)connect; nothing missed stays missing.
     open = true;
     setStatus(true);
-    // The server sends a snapshot on every (re)connect; nothing missed stays missing.
   });
 
   document.body.addEventListener("htmx:wsClose", function (event) {
+    var code = event.detail.event.code;
+    var retried = RETRIED.indexOf(code) >= 0;
+    if (retried) { pending = true; }
+    // A failed attempt, or a socket htmx discarded for a newer one: not our connection.
+    if (event.detail.event.target !== latest) { return; }
+    latest = null;
     open = false;
     setStatus(false);
-    var code = event.detail.event.code;
-    var retried = [1006, 1011, 1012, 1013].indexOf(code) >= 0; // htmx retries these itself
     if (!retried && FINAL_CODES.indexOf(code) < 0 && socket) {
+      pending = true;
       window.setTimeout(function () { socket.reconnect(); }, 1000);
     }
   });
@@ -54,7 +69,7 @@
   // Phones drop sockets in the background: on return, reconnect or ask for a fresh snapshot.
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState !== "visible") { return; }
-    if (open) { sync(); } else if (socket) { socket.reconnect(); }
+    if (open) { sync(); } else if (socket && !pending) { socket.reconnect(); }
   });
 
   // A channel layer may drop a message under load; a periodic snapshot bounds the damage.

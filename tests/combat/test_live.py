@@ -127,11 +127,14 @@ async def test_a_browser_can_ask_for_a_fresh_snapshot(table):
     await player_ws.disconnect()
 
 
-async def test_an_outsider_cannot_open_the_socket(table):
+async def test_an_outsider_gets_no_snapshot_and_a_final_close_code(table):
     encounter, *_ = table
     communicator = _connect(Client(), encounter.slug)
-    connected, _code = await communicator.connect()
-    assert not connected
+    await communicator.connect()
+    # Closed at once with 4403, which the page's script does not retry; nothing else sent.
+    assert await communicator.receive_output(timeout=5) == {
+        "type": "websocket.close", "code": 4403
+    }
 
 
 async def test_a_foreign_origin_is_refused(table):
