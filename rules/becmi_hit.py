@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
+from .core import ability_modifier
 from .errors import RulesError
 
 __all__ = [
@@ -48,25 +49,8 @@ def _int(value: object, code: str, name: str, low: int = -_LIMIT, high: int = _L
 
 
 def _adj(score: int | None) -> int:
-    """B/X ability adjustment (3 → −3 … 18 → +3); ``None`` (a monster without the score) is 0.
-
-    Private twin of ``rules.ose.ability_modifier`` so this module stands alone."""
-    if score is None:
-        return 0
-    score = _int(score, "ability_score_out_of_range", "an ability score", 3, 18)
-    if score == 3:
-        return -3
-    if score <= 5:
-        return -2
-    if score <= 8:
-        return -1
-    if score <= 12:
-        return 0
-    if score <= 15:
-        return 1
-    if score <= 17:
-        return 2
-    return 3
+    """B/X ability adjustment (3 → −3 … 18 → +3); ``None`` (a monster without the score) is 0."""
+    return 0 if score is None else ability_modifier(score)
 
 
 # --- roll needed ------------------------------------------------------------------------------

@@ -9,7 +9,16 @@ from typing import Protocol
 
 from .errors import RulesError
 
-__all__ = ["Modifier", "RandomSource", "chance", "natural_roll", "total_of"]
+__all__ = [
+    "ABILITY_MAX",
+    "ABILITY_MIN",
+    "Modifier",
+    "RandomSource",
+    "ability_modifier",
+    "chance",
+    "natural_roll",
+    "total_of",
+]
 
 
 class RandomSource(Protocol):
@@ -60,3 +69,26 @@ def chance(sides: int, succeeds: Callable[[int], bool]) -> Fraction:
     """Exact chance that one die of ``sides`` gives a natural result for which ``succeeds``
     holds: every rule with natural-roll exceptions reduces to this enumeration."""
     return Fraction(sum(1 for n in range(1, sides + 1) if succeeds(n)), sides)
+
+
+ABILITY_MIN, ABILITY_MAX = 3, 18
+# The B/X table every system here uses (OSE, BECMI, Dolmenwood): (highest score, modifier).
+_ABILITY_MODIFIERS = ((3, -3), (5, -2), (8, -1), (12, 0), (15, 1), (17, 2), (18, 3))
+
+
+def ability_modifier(score: int) -> int:
+    """The B/X ability score modifier: 3 → −3, 4–5 → −2, 6–8 → −1, 9–12 → 0, 13–15 → +1,
+    16–17 → +2, 18 → +3. Anything but a whole number 3..18 is ``ability_out_of_range``."""
+    if (
+        isinstance(score, bool)
+        or not isinstance(score, int)
+        or not (ABILITY_MIN <= score <= ABILITY_MAX)
+    ):
+        raise RulesError(
+            "ability_out_of_range",
+            f"an ability score is {ABILITY_MIN} to {ABILITY_MAX}, not {score!r}",
+            value=score,
+            low=ABILITY_MIN,
+            high=ABILITY_MAX,
+        )
+    return next(mod for top, mod in _ABILITY_MODIFIERS if score <= top)

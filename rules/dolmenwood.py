@@ -85,7 +85,7 @@ from fractions import Fraction
 from itertools import accumulate
 from typing import TypeVar
 
-from .core import Modifier, RandomSource, chance, natural_roll, total_of
+from .core import Modifier, RandomSource, ability_modifier, chance, natural_roll, total_of
 from .errors import RulesError
 
 __all__ = [
@@ -268,17 +268,6 @@ _MAGICAL_KINDS = frozenset(
         EffectKind.FAIRY_GLAMOUR,
         EffectKind.MAGIC_STAFF,
     }
-)
-
-# B/X ability modifiers, (lowest score, modifier); the seed gives none of its own.
-_ABILITY_MODIFIERS: tuple[tuple[int, int], ...] = (
-    (18, 3),
-    (16, 2),
-    (13, 1),
-    (9, 0),
-    (6, -1),
-    (4, -2),
-    (3, -3),
 )
 
 
@@ -483,12 +472,6 @@ def _roll_check(
 
 
 # --- ability modifiers -------------------------------------------------------------------
-
-
-def ability_modifier(score: int) -> int:
-    """The modifier for an ability score 3..18 (the B/X table: 3 gives -3, 18 gives +3)."""
-    _whole("ability_score", score, 3, 18)
-    return next(mod for lowest, mod in _ABILITY_MODIFIERS if score >= lowest)
 
 
 def _ability_mod(ability: Ability, score: int | None) -> tuple[Modifier, ...]:

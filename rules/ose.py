@@ -70,7 +70,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
-from .core import Modifier, RandomSource, chance, natural_roll, total_of
+from .core import (
+    ABILITY_MAX,
+    ABILITY_MIN,
+    Modifier,
+    RandomSource,
+    ability_modifier,
+    chance,
+    natural_roll,
+    total_of,
+)
 from .dice import ConstantTerm, DiceExpression, DiceTerm, Distribution, distribution, roll
 from .errors import RulesError
 
@@ -203,7 +212,6 @@ MONSTER_SAVE_ROWS: tuple[tuple[int | None, tuple[int, ...]], ...] = (
     (None, (2, 2, 2, 2, 2)),
 )
 
-ABILITY_MIN, ABILITY_MAX = 3, 18
 CHECK_MODIFIER_MIN, CHECK_MODIFIER_MAX = -4, 4
 SAVE_VALUE_MIN, SAVE_VALUE_MAX = 1, 20
 MAX_REST_DAYS = 1000
@@ -393,16 +401,6 @@ def monster_hit_points(
 
 
 # ----- ability scores -----
-
-
-def ability_modifier(score: int) -> int:
-    """The B/X ability score modifier: 3 → −3, 4–5 → −2, 6–8 → −1, 9–12 → 0, 13–15 → +1,
-    16–17 → +2, 18 → +3. STR adjusts melee attacks (and damage), DEX missile attacks."""
-    score = _ability(score)
-    for top, mod in ((3, -3), (5, -2), (8, -1), (12, 0), (15, 1), (17, 2)):
-        if score <= top:
-            return mod
-    return 3
 
 
 def _ability(score: object) -> int:

@@ -377,7 +377,7 @@ def test_it_uses_the_bx_ability_adjustments(score, adj):
 def test_it_refuses_an_ability_score_off_the_table(score):
     with pytest.raises(RulesError) as err:
         _adj(score)
-    assert err.value.code == "ability_score_out_of_range"
+    assert err.value.code == "ability_out_of_range"
 
 
 # --- range and cover ----------------------------------------------------------------------------

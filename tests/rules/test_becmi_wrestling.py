@@ -268,7 +268,7 @@ def test_it_rolls_every_die_from_the_random_source():
         ({"attacker_rating": "10"}, "rating_out_of_range"),
         ({"defender_save": 0}, "save_target_out_of_range"),
         ({"pinned_penalty": -1}, "bad_pinned_penalty"),
-        ({"pinner_str": 19}, "ability_score_out_of_range"),
+        ({"pinner_str": 19}, "ability_out_of_range"),
     ],
 )
 def test_it_refuses_bad_wrestling_input(kwargs, code):

@@ -168,8 +168,8 @@ def test_it_reads_the_ability_modifier_from_the_bx_table(score, modifier):
 def test_it_refuses_an_ability_score_outside_3_to_18(score):
     with pytest.raises(RulesError) as caught:
         dw.ability_modifier(score)
-    assert caught.value.code == "out_of_range"
-    assert caught.value.params["field"] == "ability_score"
+    assert caught.value.code == "ability_out_of_range"
+    assert caught.value.params == {"value": score, "low": 3, "high": 18}
 
 
 # --- skill checks ------------------------------------------------------------------------
