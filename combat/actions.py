@@ -32,6 +32,20 @@ def _locked(viewer: Viewer, combatant: Combatant) -> Combatant:
     return Combatant.objects.select_for_update().get(pk=combatant.pk, encounter=viewer.encounter)
 
 
+def _locked_pair(
+    viewer: Viewer, first: Combatant, second: Combatant
+) -> tuple[Combatant, Combatant]:
+    """Lock two combatants in id order, so two attacks in opposite directions at once never
+    deadlock on PostgreSQL."""
+    rows = {
+        c.pk: c
+        for c in Combatant.objects.select_for_update()
+        .filter(pk__in=[first.pk, second.pk], encounter=viewer.encounter)
+        .order_by("pk")
+    }
+    return rows[first.pk], rows[second.pk]
+
+
 def _record(
     viewer: Viewer,
     kind: str,
@@ -104,7 +118,7 @@ def attack(
     damage_dice: list[int] | None,
     secret: bool = False,
 ) -> LogEntry:
-    attacker, target = _locked(viewer, actor), _locked(viewer, target)
+    attacker, target = _locked_pair(viewer, actor, target)
     ability = "str" if mode == "melee" else "dex"
     score = attacker.str_score if mode == "melee" else attacker.dex_score
     modifiers = [Modifier(ose.ability_modifier(score), ability), Modifier(modifier, "situational")]

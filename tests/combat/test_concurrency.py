@@ -80,3 +80,50 @@ def test_parallel_healing_respects_the_maximum_and_loses_nothing():
         e["hp"] for entry in LogEntry.objects.filter(encounter=encounter) for e in entry.effects
     )
     assert applied == 30
+
+
+def _duel(slug: str, referee_key: str, attacker: int, target: int, results) -> None:
+    connections.close_all()
+    client = Client()
+    client.get(reverse("referee_link", args=[referee_key]))
+    codes = []
+    for _ in range(HITS_EACH):
+        response = client.post(
+            reverse("attack", args=[slug]),
+            {
+                "actor": attacker,
+                "target": target,
+                "mode": "melee",
+                "natural": 20,
+                "damage": "1d4",
+                "damage_dice": "1",
+            },
+        )
+        codes.append(response.status_code)
+    connections.close_all()
+    results.put(codes)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_combatants_attacking_each_other_at_once_never_deadlock():
+    encounter = Encounter.objects.create(name="Duel")
+    red = monster(encounter, "Red", hp_max=100, hp=100)
+    blue = monster(encounter, "Blue", hp_max=100, hp=100)
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    connections.close_all()
+    workers = [
+        context.Process(
+            target=_duel, args=(encounter.slug, encounter.referee_key, a.pk, b.pk, results)
+        )
+        for a, b in ((red, blue), (blue, red), (red, blue), (blue, red))
+    ]
+    for worker in workers:
+        worker.start()
+    codes = [code for _ in workers for code in results.get(timeout=120)]
+    for worker in workers:
+        worker.join(timeout=30)
+    assert codes == [302] * len(workers) * HITS_EACH
+    red.refresh_from_db()
+    blue.refresh_from_db()
+    assert red.hp == blue.hp == 100 - 2 * HITS_EACH  # each took 1 damage per hit
