@@ -60,7 +60,12 @@
     latest = null;
     open = false;
     setStatus(false);
-    if (!retried && FINAL_CODES.indexOf(code) < 0 && socket) {
+    if (FINAL_CODES.indexOf(code) >= 0) {
+      // This browser lost its seat, or the encounter is gone: the page itself says so.
+      window.location.reload();
+      return;
+    }
+    if (!retried && socket) {
       pending = true;
       window.setTimeout(function () { socket.reconnect(); }, 1000);
     }

@@ -234,3 +234,18 @@ def test_the_referee_may_show_foes_hit_points(referee, player, fighter, goblin, 
         },
     )
     assert "5/5" in player.get(reverse("encounter", args=[encounter.slug])).content.decode()
+
+
+def test_refusals_are_explained_in_the_viewers_language(player, outsider, encounter, goblin):
+    refused = player.post(reverse("combatant_delete", args=[encounter.slug, goblin.pk]))
+    assert refused.status_code == 403
+    assert "Only the referee may do that" in refused.content.decode()
+    outsider.cookies["django_language"] = "cs"
+    missing = outsider.get(reverse("encounter", args=[encounter.slug]))
+    assert missing.status_code == 404
+    assert "Tady pro vás nic není" in missing.content.decode()
+
+
+def test_an_unseated_player_loses_the_page(referee, player, encounter):
+    referee.post(reverse("seat_remove", args=[encounter.slug, player.seat.pk]))
+    assert player.get(reverse("encounter", args=[encounter.slug])).status_code == 404
