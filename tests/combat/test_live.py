@@ -132,9 +132,7 @@ async def test_an_outsider_gets_no_snapshot_and_a_final_close_code(table):
     communicator = _connect(Client(), encounter.slug)
     await communicator.connect()
     # Closed at once with 4403, which the page's script does not retry; nothing else sent.
-    assert await communicator.receive_output(timeout=5) == {
-        "type": "websocket.close", "code": 4403
-    }
+    assert await communicator.receive_output(timeout=5) == {"type": "websocket.close", "code": 4403}
 
 
 async def test_a_foreign_origin_is_refused(table):
