@@ -152,7 +152,7 @@ class QuickAddForm(forms.Form):
     """Several identical monsters at once, each with its own rolled hit points."""
 
     count = forms.IntegerField(label=_("How many"), min_value=1, max_value=30, initial=4)
-    name = forms.CharField(label=_("Name"), max_length=50)
+    name = forms.CharField(label=pgettext_lazy("combatant", "Name"), max_length=50)
     ac = forms.IntegerField(label=_("Armour class"), min_value=-20, max_value=20)
     hit_dice = forms.CharField(label=_("Hit Dice"), max_length=16)
     hp_dice = forms.CharField(

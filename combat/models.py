@@ -53,7 +53,7 @@ class Kind(models.TextChoices):
 
 class Encounter(models.Model):
     slug = models.CharField(max_length=32, unique=True, default=_slug, editable=False)
-    name = models.CharField(_("name"), max_length=80)
+    name = models.CharField(pgettext_lazy("encounter", "name"), max_length=80)
     system = models.CharField(
         _("rules system"), max_length=16, choices=RulesSystem, default=RulesSystem.OSE
     )
@@ -87,7 +87,7 @@ class Seat(models.Model):
     """A player's place at the table, bound to one browser through its session."""
 
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="seats")
-    name = models.CharField(_("name"), max_length=40)
+    name = models.CharField(pgettext_lazy("seat", "name"), max_length=40)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -99,7 +99,7 @@ class Seat(models.Model):
 
 class Combatant(models.Model):
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="combatants")
-    name = models.CharField(_("name"), max_length=60)
+    name = models.CharField(pgettext_lazy("combatant", "name"), max_length=60)
     side = models.CharField(_("side"), max_length=8, choices=Side, default=Side.FOES)
     kind = models.CharField(_("kind"), max_length=16, choices=Kind, default=Kind.MONSTER)
     ac = models.SmallIntegerField(
