@@ -119,14 +119,14 @@ def attack(
     secret: bool = False,
 ) -> LogEntry:
     attacker, target = _locked_pair(viewer, actor, target)
-    ability = "str" if mode == "melee" else "dex"
-    score = attacker.str_score if mode == "melee" else attacker.dex_score
-    modifiers = [Modifier(ose.ability_modifier(score), ability), Modifier(modifier, "situational")]
+    modifiers = ose.attack_modifiers(
+        mode, strength=attacker.str_score, dexterity=attacker.dex_score, situational=modifier
+    )
     result = ose.resolve_attack(
         thac0=attacker.thac0,
         target_ac=target.ac,
         method=viewer.encounter.attack_method,
-        modifiers=[m for m in modifiers if m.value],
+        modifiers=modifiers,
         rng=RNG,
         natural=natural,
     )
@@ -141,19 +141,16 @@ def attack(
     }
     effects = []
     if result.hit and damage is not None:
-        rolled = dice.roll(damage, rng=RNG, entered=damage_dice)
-        bonus = (
-            [Modifier(ose.ability_modifier(attacker.str_score), "str")] if mode == "melee" else []
+        dealt = ose.resolve_damage(
+            damage, mode, strength=attacker.str_score, rng=RNG, entered=damage_dice
         )
-        bonus = [m for m in bonus if m.value]
-        amount = max(0, rolled.total + sum(m.value for m in bonus))
-        effects.append(_hurt(target, amount))
+        effects.append(_hurt(target, dealt.total))
         data["damage"] = {
-            "expr": dice.format_expression(rolled.expression),
-            "dice": list(rolled.naturals),
-            "rolled": rolled.total,
-            "mods": _mods(bonus),
-            "total": amount,
+            "expr": dice.format_expression(dealt.roll.expression),
+            "dice": list(dealt.roll.naturals),
+            "rolled": dealt.roll.total,
+            "mods": _mods(dealt.modifiers),
+            "total": dealt.total,
         }
         data["killed"] = target.dead
     return _record(

@@ -9,6 +9,7 @@ from typing import Any
 from django import forms
 
 from rules import dice, ose
+from rules.core import total_of
 from rules.errors import RulesError
 
 from .forms import AttackForm, CheckForm, FreeRollForm, SaveForm
@@ -104,8 +105,14 @@ def for_form(form: forms.Form) -> Odds | DiceOdds | None:
 
 def _attack(form: AttackForm, values: dict[str, Any]) -> Odds:
     attacker, target = values["actor"], values["target"]
-    score = attacker.str_score if values["mode"] == "melee" else attacker.dex_score
-    modifier = ose.ability_modifier(score) + (values.get("modifier") or 0)
+    modifier = total_of(
+        ose.attack_modifiers(
+            values["mode"],
+            strength=attacker.str_score,
+            dexterity=attacker.dex_score,
+            situational=values.get("modifier") or 0,
+        )
+    )
     method = form.viewer.encounter.attack_method
 
     def odds_by(chosen: str) -> Odds:

@@ -80,7 +80,15 @@ from .core import (
     natural_roll,
     total_of,
 )
-from .dice import ConstantTerm, DiceExpression, DiceTerm, Distribution, distribution, roll
+from .dice import (
+    ConstantTerm,
+    DiceExpression,
+    DiceRoll,
+    DiceTerm,
+    Distribution,
+    distribution,
+    roll,
+)
 from .errors import RulesError
 
 __all__ = [
@@ -94,9 +102,11 @@ __all__ = [
     "NORMAL_HUMAN_SAVES",
     "NORMAL_HUMAN_THAC0",
     "AbilityCheckResult",
+    "AttackKind",
     "AttackMethod",
     "AttackOddsComparison",
     "AttackResult",
+    "DamageResult",
     "HitDice",
     "HpChange",
     "ItemSaveResult",
@@ -113,6 +123,7 @@ __all__ = [
     "ascending_ac",
     "attack_bonus",
     "attack_matrix",
+    "attack_modifiers",
     "attack_odds",
     "attack_odds_compared",
     "descending_ac",
@@ -127,6 +138,7 @@ __all__ = [
     "parse_hd",
     "resolve_ability_check",
     "resolve_attack",
+    "resolve_damage",
     "resolve_item_save",
     "resolve_save",
     "roll_needed",
@@ -161,6 +173,13 @@ class Outcome(StrEnum):
 class NaturalRule(StrEnum):
     NATURAL_1_SUCCEEDS = "natural_1_succeeds"
     NATURAL_20_FAILS = "natural_20_fails"
+
+
+class AttackKind(StrEnum):
+    """Melee attacks use STR (to hit and to damage), missile attacks DEX (to hit only)."""
+
+    MELEE = "melee"
+    MISSILE = "missile"
 
 
 class Reason(StrEnum):
@@ -566,6 +585,56 @@ def attack_odds_compared(*, thac0: int, target_ac: int, modifier: int = 0) -> At
         thac0=odds[AttackMethod.THAC0],
         ascending=odds[AttackMethod.ASCENDING],
     )
+
+
+def attack_modifiers(
+    kind: AttackKind | str, *, strength: int, dexterity: int, situational: int = 0
+) -> tuple[Modifier, ...]:
+    """The modifiers of an attack roll: STR for melee, DEX for missile (the seed's example:
+    STR 13 gives +1 to melee attack rolls), and the referee's situational modifier. Modifiers
+    of 0 are left out, so the log lists only what changed the roll."""
+    kind = _attack_kind(kind)
+    if kind is AttackKind.MELEE:
+        ability = Modifier(ability_modifier(strength), Reason.STR.value)
+    else:
+        ability = Modifier(ability_modifier(dexterity), Reason.DEX.value)
+    situational_mod = Modifier(_int("modifier", situational), Reason.SITUATIONAL.value)
+    return tuple(m for m in (ability, situational_mod) if m.value)
+
+
+@dataclass(frozen=True)
+class DamageResult:
+    """Rolled damage: the dice, the modifiers (STR on a melee hit) and the total dealt."""
+
+    roll: DiceRoll
+    modifiers: tuple[Modifier, ...]
+    total: int
+
+
+def resolve_damage(
+    expression: str | DiceExpression,
+    kind: AttackKind | str,
+    *,
+    strength: int,
+    rng: RandomSource | None = None,
+    entered: Sequence[int] | None = None,
+) -> DamageResult:
+    """Roll an attack's damage (or take the dice a player ``entered``). STR adjusts melee
+    damage, not missile damage. A negative total deals nothing: damage never heals (the seeds
+    give no minimum; Dolmenwood's minimum of 1 is its own rule)."""
+    kind = _attack_kind(kind)
+    rolled = roll(expression, rng=rng, entered=entered)
+    modifiers: tuple[Modifier, ...] = ()
+    if kind is AttackKind.MELEE and ability_modifier(strength):
+        modifiers = (Modifier(ability_modifier(strength), Reason.STR.value),)
+    return DamageResult(rolled, modifiers, max(0, rolled.total + total_of(modifiers)))
+
+
+def _attack_kind(kind: object) -> AttackKind:
+    try:
+        return AttackKind(kind)
+    except ValueError:
+        raise RulesError("unknown_attack_kind", f"no attack kind {kind!r}", value=kind) from None
 
 
 # ----- saving throws -----

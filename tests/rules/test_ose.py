@@ -769,3 +769,44 @@ def test_it_rolls_a_monsters_hit_points_with_a_d8_per_hit_die(hd, expression):
 def test_a_monsters_hit_points_are_at_least_1():
     assert ose.monster_hit_points("1d8-1", entered=[1]) == 1
     assert ose.monster_hit_points("1d8-1", entered=[8]) == 7
+
+
+@pytest.mark.parametrize(
+    ("kind", "strength", "dexterity", "situational", "expected"),
+    [
+        ("melee", 13, 9, 0, [Modifier(1, "str")]),  # the seed's fighter
+        ("missile", 13, 16, 0, [Modifier(2, "dex")]),
+        ("melee", 10, 18, -2, [Modifier(-2, "situational")]),
+        ("missile", 3, 3, 1, [Modifier(-3, "dex"), Modifier(1, "situational")]),
+    ],
+)
+def test_melee_attacks_add_str_and_missile_attacks_dex(
+    kind, strength, dexterity, situational, expected
+):
+    got = ose.attack_modifiers(
+        kind, strength=strength, dexterity=dexterity, situational=situational
+    )
+    assert list(got) == expected
+
+
+@pytest.mark.parametrize(
+    ("kind", "strength", "entered", "total", "reasons"),
+    [
+        ("melee", 13, [5], 6, ["str"]),
+        ("missile", 18, [5], 5, []),
+        ("melee", 3, [1], 0, ["str"]),  # 1 − 3: damage never heals
+    ],
+)
+def test_damage_adds_str_only_in_melee_and_is_never_negative(
+    kind, strength, entered, total, reasons
+):
+    result = ose.resolve_damage("1d8", kind, strength=strength, entered=entered)
+    assert result.total == total
+    assert [m.reason for m in result.modifiers] == reasons
+    assert result.roll.naturals == tuple(entered)
+
+
+def test_an_unknown_attack_kind_is_the_librarys_error():
+    with pytest.raises(RulesError) as caught:
+        ose.attack_modifiers("telepathy", strength=10, dexterity=10)
+    assert caught.value.code == "unknown_attack_kind"
