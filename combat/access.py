@@ -78,13 +78,16 @@ def viewer_from_session(session: MutableMapping[str, Any], encounter: Encounter)
     return None
 
 
+def viewer_of(session: MutableMapping[str, Any], slug: str) -> Viewer | None:
+    """Who this session is at encounter ``slug``; None for a stranger or no such encounter."""
+    encounter = Encounter.objects.filter(slug=slug).first()
+    return None if encounter is None else viewer_from_session(session, encounter)
+
+
 def viewer_for(request: HttpRequest, slug: str) -> Viewer:
     """The viewer of encounter ``slug``, or 404 for anyone it does not know: an outsider
     learns nothing, not even that the encounter exists."""
-    encounter = Encounter.objects.filter(slug=slug).first()
-    if encounter is None:
-        raise Http404
-    viewer = viewer_from_session(request.session, encounter)
+    viewer = viewer_of(request.session, slug)
     if viewer is None:
         raise Http404
     return viewer

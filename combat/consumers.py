@@ -10,9 +10,8 @@ from django.conf import settings
 from django.utils.translation import get_supported_language_variant
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from .access import Viewer, viewer_from_session
+from .access import Viewer, viewer_of
 from .live import render_snapshot
-from .models import Encounter
 
 
 def language_of(scope: dict) -> str:
@@ -88,7 +87,4 @@ class EncounterConsumer(AsyncWebsocketConsumer):
 
 
 def _load_viewer(scope: dict) -> Viewer | None:
-    encounter = Encounter.objects.filter(slug=scope["url_route"]["kwargs"]["slug"]).first()
-    if encounter is None:
-        return None
-    return viewer_from_session(scope["session"], encounter)
+    return viewer_of(scope["session"], scope["url_route"]["kwargs"]["slug"])

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from rules import dice, ose
 from rules.errors import RulesError
+from rules.labels import ABILITIES, SAVES
 
 from .access import Viewer
 from .errors import message_for
@@ -311,13 +312,7 @@ class AttackForm(RollForm):
         return data
 
 
-SAVE_CHOICES = [
-    ("death", pgettext_lazy("save", "Death ray or poison")),
-    ("wands", pgettext_lazy("save", "Magic wands")),
-    ("paralysis", pgettext_lazy("save", "Paralysis or petrification")),
-    ("breath", pgettext_lazy("save", "Breath attacks")),
-    ("spells", pgettext_lazy("save", "Spells, rods or staves")),
-]
+SAVE_CHOICES = list(SAVES.items())
 
 
 class SaveForm(RollForm):
@@ -332,14 +327,7 @@ class SaveForm(RollForm):
     )
 
 
-ABILITY_CHOICES = [
-    ("str", _("STR")),
-    ("int", _("INT")),
-    ("wis", _("WIS")),
-    ("dex", _("DEX")),
-    ("con", _("CON")),
-    ("cha", _("CHA")),
-]
+ABILITY_CHOICES = list(ABILITIES.items())
 
 
 class CheckForm(RollForm):

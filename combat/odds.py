@@ -22,11 +22,6 @@ class Odds:
     under: bool = False  # roll-under (ability checks)
     matrix: Odds | None = None  # the attack matrix's answer, where the chosen method differs
 
-    @property
-    def percent(self) -> float:
-        """The chance in per cent, for display (templates round and localise it)."""
-        return float(self.chance * 100)
-
 
 def _values(form: forms.Form) -> dict[str, Any]:
     """The form's valid values so far, whether it was posted or only prefilled."""

@@ -1,0 +1,42 @@
+"""The engine's keys in the interface's language: save categories, abilities, modifier
+reasons, health words. The interface layer (template filters, form choices) reads these; the
+engine itself never imports this module, nor anything else from Django.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import pgettext_lazy
+
+SAVES = {
+    "death": pgettext_lazy("save", "Death ray or poison"),
+    "wands": pgettext_lazy("save", "Magic wands"),
+    "paralysis": pgettext_lazy("save", "Paralysis or petrification"),
+    "breath": pgettext_lazy("save", "Breath attacks"),
+    "spells": pgettext_lazy("save", "Spells, rods or staves"),
+}
+SAVE_LETTERS = {
+    "death": pgettext_lazy("save letter: death ray or poison", "D"),
+    "wands": pgettext_lazy("save letter: magic wands", "W"),
+    "paralysis": pgettext_lazy("save letter: paralysis or petrification", "P"),
+    "breath": pgettext_lazy("save letter: breath attacks", "B"),
+    "spells": pgettext_lazy("save letter: spells, rods or staves", "S"),
+}
+ABILITIES = {
+    "str": pgettext_lazy("ability", "STR"),
+    "int": pgettext_lazy("ability", "INT"),
+    "wis": pgettext_lazy("ability", "WIS"),
+    "dex": pgettext_lazy("ability", "DEX"),
+    "con": pgettext_lazy("ability", "CON"),
+    "cha": pgettext_lazy("ability", "CHA"),
+}
+REASONS = {
+    "str": pgettext_lazy("modifier reason", "STR"),
+    "dex": pgettext_lazy("modifier reason", "DEX"),
+    "situational": pgettext_lazy("modifier reason", "situation"),
+}
+HEALTH = {
+    "unhurt": pgettext_lazy("health", "unhurt"),
+    "wounded": pgettext_lazy("health", "wounded"),
+    "badly": pgettext_lazy("health", "badly wounded"),
+    "down": pgettext_lazy("health", "down"),
+}
