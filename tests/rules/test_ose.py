@@ -3,6 +3,7 @@ the worked example, saves, ability checks, damage and healing."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from fractions import Fraction
@@ -19,65 +20,20 @@ from rules.ose import AttackMethod, HitDice, NaturalRule, Outcome, SaveCategory
 
 # ----- the seed's own tables -----
 
-SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_ab6126ef0dc4f820.txt"
-MISSING = pytest.param(None, id="seed-missing")
-
-
-def _seed_text() -> str | None:
-    return SEED.read_text(encoding="utf-8") if SEED.is_file() else None
-
-
-def _number(text: str) -> int:
-    return int(text.replace("–", "-").replace("−", "-"))
-
-
-def _cells(text: str, heading: str, end: str) -> list[str]:
-    """The cells of one of the seed's pipe tables (split over lines), empty ones dropped."""
-    start = re.search(rf"^{re.escape(heading)}$", text, re.MULTILINE).end()
-    body = text[start : text.index(end, start)]
-    cells = (c.strip() for c in re.split(r"[|\n]", body))
-    return [c for c in cells if c and set(c) != {"-"}]
-
-
-def _attack_matrix(text: str) -> list[tuple[str, int, int, dict[int, int]]]:
-    """``(HD label, THAC0, bracket bonus, {AC: roll needed})`` for every row of the matrix."""
-    cells = _cells(text, "Tabulka útoků", "Nestvůry:")
-    header = cells.index("THAC0")
-    acs = [_number(c) for c in cells[header + 1 : header + 14]]
-    rest = cells[header + 14 :]
-    assert acs == list(range(-3, 10))
-    assert len(rest) % 15 == 0
-    rows = []
-    for i in range(0, len(rest), 15):
-        label, thac0_cell, *values = rest[i : i + 15]
-        thac0, bonus = re.fullmatch(r"(\d+) \[([+–-]?\d+)\]", thac0_cell).groups()
-        rows.append(
-            (label, int(thac0), _number(bonus), dict(zip(acs, map(int, values), strict=True)))
-        )
-    return rows
-
-
-def _thac0_table(text: str) -> list[tuple[str, int]]:
-    start = text.index("THAC0 nestvůr podle kostek životů")
-    body = text[start : text.index("Záchranné hody nestvůr", start)]
-    return [
-        (label, int(t))
-        for label, t in re.findall(r"^\| (.+?) \| (\d+) \[.+?\] \|$", body, re.MULTILINE)
-    ]
-
-
-def _save_table(text: str) -> list[tuple[str, tuple[int, ...]]]:
-    cells = _cells(text, "Záchranné hody nestvůr", "Nestvůry: V tabulce záchranných")
-    assert cells[:6] == ["Kostky životů", "Smrt", "Hůlky", "Paralýza", "Dech", "Kouzla"]
-    rest = cells[6:]
-    assert len(rest) % 6 == 0
-    return [(rest[i], tuple(map(int, rest[i + 1 : i + 6]))) for i in range(0, len(rest), 6)]
-
-
-TEXT = _seed_text()
-MATRIX = _attack_matrix(TEXT) if TEXT else []
-THAC0_TABLE = _thac0_table(TEXT) if TEXT else []
-SAVE_TABLE = _save_table(TEXT) if TEXT else []
+# The numbers of the seed's tables (000_ab6126ef0dc4f820.txt, the Czech OSE document), copied
+# into the repository once so that the tests run on any clone: every cell of the attack matrix,
+# the monster THAC0 and save rows with the seed's row labels, and its two worked examples.
+DATA = json.loads((Path(__file__).parent / "data" / "ose_tables.json").read_text("utf-8"))
+MATRIX_COLUMNS: list[int] = DATA["attack_matrix"]["columns"]
+# (HD label, THAC0, bracket bonus, {AC: roll needed}) for every row of the matrix
+MATRIX = [
+    (label, thac0, bonus, dict(zip(MATRIX_COLUMNS, cells, strict=True)))
+    for label, thac0, bonus, cells in DATA["attack_matrix"]["rows"]
+]
+THAC0_TABLE = [(label, thac0) for label, thac0, _ in DATA["monster_thac0"]]
+SAVE_TABLE = [(label, tuple(values)) for label, values in DATA["monster_saves"]["rows"]]
+WORKED = DATA["worked_example"]
+DIRECT = DATA["direct_thac0_example"]
 
 
 def _hd_examples_for_thac0_row(label: str) -> list[str]:
@@ -111,51 +67,54 @@ def _hd_examples_for_save_row(label: str) -> list[str]:
     return [str(low), f"{low}+1", f"{low}+", "40", "999"]
 
 
-def _require(case):
-    if case is None:
-        pytest.fail(f"seed not found at {SEED}")
-    return case
-
-
-def test_the_seed_tables_are_found_complete():
-    assert TEXT is not None, f"seed not found at {SEED}"
+def test_the_seed_data_is_complete():
+    assert MATRIX_COLUMNS == list(range(-3, 10))
     assert [row[1] for row in MATRIX] == list(range(20, 4, -1))
+    assert all(len(row) == 4 and len(row[3]) == 13 for row in DATA["attack_matrix"]["rows"])
+    assert [label for label, *_ in MATRIX] == [label for label, _ in THAC0_TABLE]
     assert len(THAC0_TABLE) == 16
+    assert [t for _, t in THAC0_TABLE] == list(range(20, 4, -1))
+    assert DATA["monster_saves"]["columns"] == [c.value for c in SaveCategory]
     assert len(SAVE_TABLE) == 9
+    assert all(len(values) == 5 for _, values in SAVE_TABLE)
+    assert SAVE_TABLE[0][0] == "BČ"
+    assert [label for label, _ in SAVE_TABLE[1:]] == [
+        "1–3", "4–6", "7–9", "10–12", "13–15", "16–18", "19–21", "22 a víc"
+    ]  # fmt: skip
 
 
-@pytest.mark.parametrize("case", [pytest.param(r, id=f"thac0-{r[1]}") for r in MATRIX] or [MISSING])
+@pytest.mark.parametrize("case", [pytest.param(r, id=f"thac0-{r[1]}") for r in MATRIX])
 def test_every_cell_of_the_seeds_attack_matrix(case):
-    _, thac0, _, cells = _require(case)
+    _, thac0, _, cells = case
     assert len(cells) == 13
     assert {ac: ose.roll_needed(thac0, ac) for ac in cells} == cells
     assert {ac: ose.roll_needed(thac0, ac, "matrix") for ac in cells} == cells
     assert ose.attack_matrix()[thac0] == cells
 
 
-@pytest.mark.parametrize("case", [pytest.param(r, id=r[0]) for r in MATRIX] or [MISSING])
+@pytest.mark.parametrize("case", [pytest.param(r, id=r[0]) for r in MATRIX])
 def test_every_matrix_row_has_the_bracket_bonus_and_the_monster_row(case):
-    label, thac0, bonus, _ = _require(case)
+    label, thac0, bonus, _ = case
     assert ose.attack_bonus(thac0) == bonus
     assert ose.thac0_from_bonus(bonus) == thac0
     assert (label, thac0) in THAC0_TABLE
 
 
 def test_the_attack_matrix_is_the_seeds_whole_table():
-    assert TEXT is not None, f"seed not found at {SEED}"
     assert ose.attack_matrix() == {thac0: cells for _, thac0, _, cells in MATRIX}
 
 
-@pytest.mark.parametrize("case", [pytest.param(r, id=r[0]) for r in THAC0_TABLE] or [MISSING])
+@pytest.mark.parametrize("case", [pytest.param(r, id=r[0]) for r in DATA["monster_thac0"]])
 def test_every_row_of_the_monster_thac0_table(case):
-    label, thac0 = _require(case)
+    label, thac0, bonus = case
     examples = _hd_examples_for_thac0_row(label)
     assert {hd: ose.monster_thac0(hd) for hd in examples} == dict.fromkeys(examples, thac0)
+    assert ose.attack_bonus(thac0) == bonus
 
 
-@pytest.mark.parametrize("case", [pytest.param(r, id=r[0]) for r in SAVE_TABLE] or [MISSING])
+@pytest.mark.parametrize("case", [pytest.param(r, id=r[0]) for r in SAVE_TABLE])
 def test_every_row_of_the_monster_save_table(case):
-    label, values = _require(case)
+    label, values = case
     keys = ["death", "wands", "paralysis", "breath", "spells"]
     for hd in _hd_examples_for_save_row(label):
         saves = ose.monster_saves(hd)
@@ -176,24 +135,30 @@ def test_bonus_hit_points_move_the_attack_row_but_not_the_save_row():
 
 def test_it_resolves_the_seeds_worked_example():
     # A 5th-level fighter (THAC0 17 [+2]) with STR 13 rolls 14 against AC 4.
-    str_bonus = Modifier(ose.ability_modifier(13), "str")
+    str_bonus = Modifier(ose.ability_modifier(WORKED["strength"]), "str")
     result = ose.resolve_attack(
-        thac0=17, target_ac=4, method="matrix", modifiers=[str_bonus], natural=14
+        thac0=WORKED["thac0"],
+        target_ac=WORKED["target_ac"],
+        method="matrix",
+        modifiers=[str_bonus],
+        natural=WORKED["natural"],
     )
-    assert str_bonus.value == 1
-    assert result.total == 15
-    assert result.hit_ac == 2
-    assert result.hit
+    assert str_bonus.value == WORKED["str_modifier"]
+    assert result.total == WORKED["total"]
+    assert result.hit_ac == WORKED["hit_ac"]
+    assert result.hit is WORKED["hit"]
     assert result.outcome is Outcome.HIT
     assert result.needed == 13
-    assert (result.attack_bonus, result.target_aac, result.ascending_total) == (2, 15, 17)
+    assert result.attack_bonus == WORKED["attack_bonus"]
+    assert (result.target_aac, result.ascending_total) == (15, 17)
 
 
 def test_it_computes_the_seeds_direct_thac0_example():
     # THAC0 19 hits AC 5 on 14 or more (19 − 5 = 14).
-    assert ose.roll_needed(19, 5, "thac0") == 14
-    assert ose.resolve_attack(thac0=19, target_ac=5, method="thac0", natural=14).hit
-    assert not ose.resolve_attack(thac0=19, target_ac=5, method="thac0", natural=13).hit
+    thac0, ac, needed = DIRECT["thac0"], DIRECT["target_ac"], DIRECT["needed"]
+    assert ose.roll_needed(thac0, ac, "thac0") == needed
+    assert ose.resolve_attack(thac0=thac0, target_ac=ac, method="thac0", natural=needed).hit
+    assert not ose.resolve_attack(thac0=thac0, target_ac=ac, method="thac0", natural=needed - 1).hit
 
 
 # ----- attacks -----
