@@ -16,7 +16,11 @@ Decisions where the seed is silent:
 - Roles stay fixed: the attacker is the side that started the wrestling; the defender winning
   only breaks the hold back a step (free stays free), it never turns the hold around.
 - A helper with exactly half the opponent's HD counts as the smaller kind (+1): the +5 needs
-  "more than half". Characters' HD is their level. Helpers on the defending side are counted the
+  "more than half". Bonus hit points count as on the seed's hit table, where "4+" is more than
+  4 HD: a ``4+1`` helper is more than half of an 8 HD opponent (+5), a ``4-1`` one less (+1);
+  against ``8+1`` (half: just above 4) a ``4`` helper is less, a ``4+1`` one more. Bonus hit
+  points never make up a further half die (``4+3`` is less than half of 9). Asterisks do not
+  count. Characters' HD is their level. Helpers on the defending side are counted the
   same way against the attacker's HD.
 - The pin's damage and save come at the end of every round that ends with the defender pinned
   (the round it is pinned and each round it stays pinned). The damage uses the pinner's STR
@@ -92,11 +96,16 @@ def monster_wrestling_rating(hd: str | int, basic_ac: int) -> int:
     return int(2 * parse_hit_dice(hd).dice) + _ac(basic_ac)
 
 
-def _hd_value(hd: str | int | float | Fraction) -> Fraction:
+def _hd_size(hd: str | int | float | Fraction) -> tuple[Fraction, Fraction]:
+    """Where a Hit Dice value stands when sizes are compared: ``(dice, bonus)`` compared in that
+    order, the bonus being the sign of the bonus hit points. The seed's tables count ``4+`` as
+    more than 4 HD ("4+ to 5"), so ``4+1`` is just above 4 and ``1-1`` just below 1, and bonus
+    hit points never reach the next half die; asterisks change nothing."""
     if isinstance(hd, str) or (isinstance(hd, int) and not isinstance(hd, bool)):
-        return parse_hit_dice(hd).dice
+        parsed = parse_hit_dice(hd)
+        return parsed.dice, Fraction(parsed.bonus)
     if isinstance(hd, float | Fraction) and hd > 0:
-        return Fraction(hd)
+        return Fraction(hd), Fraction(0)
     raise RulesError("bad_hit_dice", "hit dice must be a positive number or string", value=hd)
 
 
@@ -104,11 +113,13 @@ def helper_modifiers(
     helper_hds: Iterable[str | int | float | Fraction], opponent_hd: str | int | float | Fraction
 ) -> tuple[Modifier, ...]:
     """Bonuses for extra wrestlers on one side: +1 for each with at most half the opponent's
-    HD, +5 for each with more (one modifier per kind, zero kinds left out)."""
-    half = _hd_value(opponent_hd) / 2
+    HD, +5 for each with more (one modifier per kind, zero kinds left out). Bonus hit points
+    count (``4+1`` is more than half of 8 HD, ``4`` exactly half); asterisks do not."""
+    dice, bonus = _hd_size(opponent_hd)
+    half = (dice / 2, bonus / 2)
     small = large = 0
     for hd in helper_hds:
-        if _hd_value(hd) > half:
+        if _hd_size(hd) > half:
             large += 1
         else:
             small += 1

@@ -70,6 +70,48 @@ def test_each_helper_adds_1_if_small_or_5_if_large(helpers, opponent, mods):
     assert helper_modifiers(helpers, opponent) == mods
 
 
+SMALL, LARGE = "helpers_small", "helpers_large"
+
+
+@pytest.mark.parametrize(
+    ("helper", "opponent", "reason"),
+    [
+        ("4", 8, SMALL),  # exactly half: not "more than half"
+        (4, "8", SMALL),
+        ("4+1", 8, LARGE),  # the seed's "4+" is more than 4 HD
+        ("4+", 8, LARGE),
+        ("4 + 2", 8, LARGE),
+        ("4+1**", 8, LARGE),  # asterisks change nothing
+        ("4*", 8, SMALL),
+        ("4-1", 8, SMALL),
+        ("3+1", 8, SMALL),
+        ("5", 8, LARGE),
+        ("4", "8+1", SMALL),  # half of 8+1 is just above 4
+        ("4+1", "8+1", LARGE),
+        ("4", "8-1", LARGE),  # half of 8-1 is just below 4
+        ("4-1", "8-1", SMALL),
+        ("4+3", 9, SMALL),  # bonus hit points never make up half a die
+        ("5-1", 9, LARGE),
+        ("½", 1, SMALL),
+        ("½", "1+1", SMALL),
+        ("1-1", 2, SMALL),
+        ("1", 2, SMALL),
+        ("1+1", 2, LARGE),
+        ("1", "2-1", LARGE),
+        (4.5, 9, SMALL),
+        (Fraction(9, 2), "9*", SMALL),
+        (4.5, 8, LARGE),
+    ],
+)
+def test_a_helper_is_large_only_with_more_than_half_the_hit_dice(helper, opponent, reason):
+    (modifier,) = helper_modifiers([helper], opponent)
+    assert modifier == Modifier(5 if reason == LARGE else 1, reason)
+
+
+def test_a_4_plus_1_helper_of_an_8_hd_wrestler_adds_5():
+    assert helper_modifiers(["4+1", "4", "2+1"], 8) == (Modifier(2, SMALL), Modifier(5, LARGE))
+
+
 @pytest.mark.parametrize("bad", [0, -2, True, "x", None])
 def test_it_refuses_a_helper_without_hit_dice(bad):
     with pytest.raises(RulesError):
