@@ -1,11 +1,14 @@
 """Who is looking: the referee, a seated player, or nobody this encounter knows.
 
 The referee link and the join link are exchanged for marks in the browser's (signed) session;
-from then on every request and websocket is judged by those marks alone.
+from then on every request and websocket is judged by those marks alone. A referee's mark
+names the referee key it was granted under, so new links (see ``Encounter.new_links``) shut
+out every other browser that opened the old referee link.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +19,7 @@ from django.http import Http404, HttpRequest
 
 from .models import Combatant, Encounter, Seat
 
-REFEREE_KEY = "referee_of"
+REFEREE_KEY = "referee"
 SEATS_KEY = "seats"
 
 
@@ -49,11 +52,31 @@ class Viewer:
     def actor_name(self) -> str:
         return self.seat.name if self.seat else ""
 
+    @property
+    def may_enter_dice(self) -> bool:
+        """Whether this viewer may type in dice rolled at the table instead of the server's."""
+        return self.is_referee or self.encounter.players_enter_dice
+
+    @property
+    def may_adjust_hit_points(self) -> bool:
+        """Whether this viewer may add or take hit points by hand (the referee always)."""
+        return self.is_referee or self.encounter.players_adjust_hp
+
+
+def _referee_mark(encounter: Encounter) -> str:
+    # A digest, not the key: the signed session cookie is readable by its browser.
+    return hashlib.sha256(encounter.referee_key.encode()).hexdigest()[:32]
+
 
 def grant_referee(session: MutableMapping[str, Any], encounter: Encounter) -> None:
-    refereed = set(session.get(REFEREE_KEY, []))
-    refereed.add(encounter.pk)
-    session[REFEREE_KEY] = sorted(refereed)
+    refereed = dict(session.get(REFEREE_KEY, {}))
+    refereed[str(encounter.pk)] = _referee_mark(encounter)
+    session[REFEREE_KEY] = refereed
+
+
+def refereed_ids(session: MutableMapping[str, Any]) -> set[int]:
+    """The encounters this session holds a referee mark for (valid or not: for listing)."""
+    return {int(pk) for pk in session.get(REFEREE_KEY, {})}
 
 
 def grant_seat(session: MutableMapping[str, Any], seat: Seat) -> None:
@@ -70,7 +93,7 @@ def seat_in(session: MutableMapping[str, Any], encounter: Encounter) -> Seat | N
 
 
 def viewer_from_session(session: MutableMapping[str, Any], encounter: Encounter) -> Viewer | None:
-    if encounter.pk in session.get(REFEREE_KEY, []):
+    if session.get(REFEREE_KEY, {}).get(str(encounter.pk)) == _referee_mark(encounter):
         return Viewer(encounter, is_referee=True, seat=None)
     seat = seat_in(session, encounter)
     if seat is not None:

@@ -12,16 +12,48 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import Model
 
 from rules import dice, ose
 from rules.core import Modifier
 
 from .access import Viewer
+from .errors import Refused
 from .live import announce
-from .models import Combatant, EntryKind, LogEntry
+from .models import HP_FLOOR, ActionKey, Combatant, EntryKind, LogEntry, Side
 
 RNG = secrets.SystemRandom()
+
+
+class Repeated(Exception):
+    """The action's one-time key was already used: nothing was applied this time."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def first_result(viewer: Viewer, key: str) -> tuple[bool, LogEntry | None]:
+    """Whether ``key`` was already applied on this encounter, and the entry it made."""
+    found = (
+        ActionKey.objects.filter(encounter=viewer.encounter, key=key)
+        .select_related("entry")
+        .first()
+    )
+    return found is not None, found.entry if found else None
+
+
+def _claim(viewer: Viewer, once: str, entry: LogEntry | None = None) -> None:
+    """Record ``once`` in the current transaction; a key already used rolls the whole action
+    back (the caller's transaction) and raises :class:`Repeated`."""
+    if not once:
+        return
+    try:
+        with transaction.atomic():  # a savepoint, so the error can be caught here
+            ActionKey.objects.create(encounter=viewer.encounter, key=once, entry=entry)
+    except IntegrityError:
+        raise Repeated(once) from None
 
 
 def _mods(modifiers: Sequence[Modifier]) -> list[list[Any]]:
@@ -46,6 +78,30 @@ def _locked_pair(
     return rows[first.pk], rows[second.pk]
 
 
+def _public_outcome(viewer: Viewer, effects: Sequence[dict[str, int]]) -> list[dict[str, Any]]:
+    """What players may learn of a secret entry: the hit points it changed where they see
+    them (their side's, or foes' when the referee shows those), without the cause."""
+    encounter = viewer.encounter
+    shown = []
+    for effect in effects:
+        combatant = Combatant.objects.filter(pk=effect["combatant"], encounter=encounter).first()
+        if combatant is None or combatant.hidden or not effect["hp"]:
+            continue
+        if combatant.side != Side.PARTY and not encounter.show_foe_hp:
+            continue
+        before = combatant.hp - effect["hp"]
+        shown.append(
+            {
+                "who": combatant.name,
+                "hp": effect["hp"],
+                "amount": abs(effect["hp"]),
+                "killed": before > 0 >= combatant.hp,
+                "revived": before <= 0 < combatant.hp,
+            }
+        )
+    return shown
+
+
 def _record(
     viewer: Viewer,
     kind: str,
@@ -54,12 +110,18 @@ def _record(
     secret: bool = False,
     effects: Sequence[dict[str, int]] = (),
     undoes: LogEntry | None = None,
+    once: str = "",
 ) -> LogEntry:
     encounter = viewer.encounter
-    seq = encounter.bump()
+    if secret:
+        public = _public_outcome(viewer, effects)
+        if public:
+            data = data | {"public": public}
+    seq = encounter.bump(public=not secret or "public" in data)
     entry = LogEntry.objects.create(
         encounter=encounter,
         seq=seq,
+        public_seq=encounter.public_seq if not secret or "public" in data else None,
         kind=kind,
         actor=viewer.actor_name,
         by_referee=viewer.is_referee,
@@ -69,14 +131,46 @@ def _record(
         effects=list(effects),
         undoes=undoes,
     )
+    _claim(viewer, once, entry)
     announce(encounter)
     return entry
 
 
-def touch(viewer: Viewer) -> None:
+def touch(viewer: Viewer, once: str = "") -> None:
     """Announce a change that writes no log entry (a combatant added, a seat joined)."""
+    _claim(viewer, once)
     viewer.encounter.bump()
     announce(viewer.encounter)
+
+
+@transaction.atomic
+def save_edit(viewer: Viewer, form: Any, row: Model, once: str = "") -> Model:
+    """Write what an edit form (a ``MergingForm``) changed on ``row``, and nothing else.
+
+    The row is locked and read again first, so a field someone else changed since the form
+    was opened is never overwritten: the form records a conflict and nothing is written. A
+    combatant's hit points change only as a logged correction. Returns the row as it is now.
+    """
+    current = type(row).objects.select_for_update().get(pk=row.pk)
+    changes = form.changes(current)
+    if form.conflicts:
+        return current
+    hp = changes.pop("hp", None) if isinstance(current, Combatant) else None
+    for name, value in changes.items():
+        setattr(current, name, value)
+    if changes:
+        current.save(update_fields=list(changes))
+    if hp is not None:
+        correct_hit_points(viewer, actor=current, hp=hp)
+    touch(viewer, once or form.cleaned_data.get("once", ""))
+    return current
+
+
+def _alive(combatant: Combatant) -> Combatant:
+    """The dead do not act: refused with a message naming them."""
+    if combatant.dead:
+        raise Refused("dead_cannot_act", name=combatant.name)
+    return combatant
 
 
 def _secret(viewer: Viewer, wanted: bool, *combatants: Combatant) -> bool:
@@ -85,19 +179,22 @@ def _secret(viewer: Viewer, wanted: bool, *combatants: Combatant) -> bool:
     return (viewer.is_referee and wanted) or any(c.hidden for c in combatants)
 
 
-HP_FLOOR = -1_000_000  # storage bound: far below dead, far above the column's limit
+def _set_hp(combatant: Combatant, hp: int) -> tuple[dict[str, int], bool]:
+    """Store new hit points; the effect an undo reverses, and whether this change killed."""
+    before = combatant.hp
+    combatant.hp = max(hp, HP_FLOOR)
+    combatant.save(update_fields=["hp"])
+    return {"combatant": combatant.pk, "hp": combatant.hp - before}, before > 0 >= combatant.hp
 
 
-def _hurt(target: Combatant, amount: int) -> dict[str, int]:
-    change = ose.apply_damage(target.hp, amount)
-    target.hp = max(change.after, HP_FLOOR)
-    target.save(update_fields=["hp"])
-    return {"combatant": target.pk, "hp": target.hp - change.before}
+def _hurt(target: Combatant, amount: int) -> tuple[dict[str, int], bool]:
+    return _set_hp(target, ose.apply_damage(target.hp, amount).after)
 
 
-def _roll_data(result: Any, *, needed: int, success: bool) -> dict[str, Any]:
+def _roll_data(result: Any, *, needed: int, success: bool, entered: bool) -> dict[str, Any]:
     return {
         "natural": result.natural,
+        "entered": entered,  # typed in from a die rolled at the table, not the server's roll
         "mods": _mods(result.modifiers),
         "total": result.total,
         "needed": needed,
@@ -117,8 +214,12 @@ def attack(
     damage: dice.DiceExpression | None,
     damage_dice: list[int] | None,
     secret: bool = False,
+    once: str = "",
 ) -> LogEntry:
     attacker, target = _locked_pair(viewer, actor, target)
+    _alive(attacker)
+    if target.dead:
+        raise Refused("target_is_dead", name=target.name)
     modifiers = ose.attack_modifiers(
         mode, strength=attacker.str_score, dexterity=attacker.dex_score, situational=modifier
     )
@@ -135,7 +236,9 @@ def attack(
         "target": target.name,
         "mode": mode,
         "method": viewer.encounter.attack_method,
-        "roll": _roll_data(result, needed=result.needed, success=result.hit)
+        "roll": _roll_data(
+            result, needed=result.needed, success=result.hit, entered=natural is not None
+        )
         | {"hit_ac": result.hit_ac},
         "damage": None,
     }
@@ -144,21 +247,23 @@ def attack(
         dealt = ose.resolve_damage(
             damage, mode, strength=attacker.str_score, rng=RNG, entered=damage_dice
         )
-        effects.append(_hurt(target, dealt.total))
+        effect, data["killed"] = _hurt(target, dealt.total)
+        effects.append(effect)
         data["damage"] = {
             "expr": dice.format_expression(dealt.roll.expression),
             "dice": list(dealt.roll.naturals),
+            "entered": damage_dice is not None,
             "rolled": dealt.roll.total,
             "mods": _mods(dealt.modifiers),
             "total": dealt.total,
         }
-        data["killed"] = target.dead
     return _record(
         viewer,
         EntryKind.ATTACK,
         data,
         secret=_secret(viewer, secret, attacker, target),
         effects=effects,
+        once=once,
     )
 
 
@@ -172,8 +277,9 @@ def saving_throw(
     natural: int | None,
     damage: int | None,
     secret: bool = False,
+    once: str = "",
 ) -> LogEntry:
-    actor = _locked(viewer, actor)
+    actor = _alive(_locked(viewer, actor))
     modifiers = [Modifier(modifier, "situational")] if modifier else []
     result = ose.resolve_save(
         save_value=actor.save_value(category),
@@ -186,20 +292,27 @@ def saving_throw(
     data: dict[str, Any] = {
         "who": actor.name,
         "category": category,
-        "roll": _roll_data(result, needed=result.needed, success=result.success),
+        "roll": _roll_data(
+            result, needed=result.needed, success=result.success, entered=natural is not None
+        ),
         "damage": None,
     }
     effects = []
     if damage is not None:
-        effects.append(_hurt(actor, result.damage_taken))
+        effect, data["killed"] = _hurt(actor, result.damage_taken)
+        effects.append(effect)
         data["damage"] = {
             "amount": damage,
             "taken": result.damage_taken,
             "halved": result.damage_taken != damage,
         }
-        data["killed"] = actor.dead
     return _record(
-        viewer, EntryKind.SAVE, data, secret=_secret(viewer, secret, actor), effects=effects
+        viewer,
+        EntryKind.SAVE,
+        data,
+        secret=_secret(viewer, secret, actor),
+        effects=effects,
+        once=once,
     )
 
 
@@ -213,55 +326,95 @@ def ability_check(
     modifier: int,
     natural: int | None,
     secret: bool = False,
+    once: str = "",
 ) -> LogEntry:
+    actor = _alive(_locked(viewer, actor))
     result = ose.resolve_ability_check(score=score, modifier=modifier, rng=RNG, natural=natural)
     data = {
         "who": actor.name,
         "ability": ability,
         "score": score,
-        "roll": _roll_data(result, needed=score, success=result.success),
+        "roll": _roll_data(
+            result, needed=score, success=result.success, entered=natural is not None
+        ),
     }
-    return _record(viewer, EntryKind.CHECK, data, secret=_secret(viewer, secret, actor))
+    return _record(viewer, EntryKind.CHECK, data, secret=_secret(viewer, secret, actor), once=once)
 
 
 @transaction.atomic
-def change_hit_points(viewer: Viewer, *, actor: Combatant, action: str, amount: int) -> LogEntry:
+def change_hit_points(
+    viewer: Viewer, *, actor: Combatant, action: str, amount: int, once: str = ""
+) -> LogEntry:
     actor = _locked(viewer, actor)
     if action == "damage":
-        effect = _hurt(actor, amount)
+        effect, killed = _hurt(actor, amount)
         kind = EntryKind.DAMAGE
     else:
-        change = ose.apply_healing(actor.hp, actor.hp_max, amount)
-        effect = {"combatant": actor.pk, "hp": change.after - change.before}
-        actor.hp = change.after
-        actor.save(update_fields=["hp"])
+        effect, killed = _set_hp(actor, ose.apply_healing(actor.hp, actor.hp_max, amount).after)
         kind = EntryKind.HEAL
-    data = {"who": actor.name, "amount": amount, "applied": abs(effect["hp"]), "killed": actor.dead}
-    return _record(viewer, kind, data, secret=_secret(viewer, False, actor), effects=[effect])
+    data = {
+        "who": actor.name,
+        # Players do not see a foe's numbers: how much of a healing took would tell them.
+        "side": actor.side,
+        "amount": amount,
+        "applied": abs(effect["hp"]),
+        "killed": killed,
+    }
+    return _record(
+        viewer, kind, data, secret=_secret(viewer, False, actor), effects=[effect], once=once
+    )
+
+
+def correct_hit_points(viewer: Viewer, *, actor: Combatant, hp: int) -> LogEntry:
+    """The referee sets hit points outright (an edit form): logged, and undoable, like any
+    other change of hit points. Runs inside the caller's transaction, which holds the row."""
+    before = actor.hp
+    effect, killed = _set_hp(actor, hp)
+    data = {
+        "who": actor.name,
+        "side": actor.side,
+        "before": before,
+        "after": actor.hp,
+        "killed": killed,
+        "revived": before <= 0 < actor.hp,
+    }
+    return _record(
+        viewer, EntryKind.CORRECT, data, secret=_secret(viewer, False, actor), effects=[effect]
+    )
 
 
 @transaction.atomic
 def rest(
-    viewer: Viewer, *, actor: Combatant, days: int, interrupted: int, day_dice: list[int] | None
+    viewer: Viewer,
+    *,
+    actor: Combatant,
+    days: int,
+    interrupted: int,
+    day_dice: list[int] | None,
+    once: str = "",
 ) -> LogEntry:
-    actor = _locked(viewer, actor)
+    actor = _alive(_locked(viewer, actor))
     # Full days first; which of the days were interrupted does not change the sum.
     schedule = [True] * (days - interrupted) + [False] * interrupted
     result = ose.natural_healing(
         schedule, rng=RNG, naturals=day_dice, current_hp=actor.hp, max_hp=actor.hp_max
     )
-    effect = {"combatant": actor.pk, "hp": result.hp.change}
-    actor.hp = result.hp.after
-    actor.save(update_fields=["hp"])
+    effect, _killed = _set_hp(actor, result.hp.after)
     data = {
         "who": actor.name,
         "days": days,
         "interrupted": interrupted,
         "dice": [n for n in result.naturals if n is not None],
+        "entered": day_dice is not None,
         "healed": effect["hp"],
     }
     return _record(
-        viewer, EntryKind.REST, data, secret=_secret(viewer, False, actor), effects=[effect]
+        viewer,
+        EntryKind.REST,
+        data,
+        secret=_secret(viewer, False, actor),
+        effects=[effect],
+        once=once,
     )
 
 
@@ -273,40 +426,61 @@ def free_roll(
     label: str,
     entered: list[int] | None,
     secret: bool = False,
+    once: str = "",
 ) -> LogEntry:
     rolled = dice.roll(expression, rng=RNG, entered=entered)
     data = {
         "expr": dice.format_expression(rolled.expression),
         "dice": list(rolled.naturals),
+        "entered": entered is not None,
         "total": rolled.total,
         "label": label,
     }
-    return _record(viewer, EntryKind.ROLL, data, secret=_secret(viewer, secret))
+    return _record(viewer, EntryKind.ROLL, data, secret=_secret(viewer, secret), once=once)
 
 
 class AlreadyUndone(Exception):
-    pass
+    """The entry was undone before (the undo that did it is ``undo``), or is itself an undo."""
+
+    def __init__(self, undo: LogEntry | None = None) -> None:
+        super().__init__()
+        self.undo = undo
+
+
+def undo(viewer: Viewer, entry: LogEntry) -> LogEntry:
+    """A new entry that reverses ``entry``'s hit-point changes; the original stays. Each entry
+    is undone at most once, however many taps or requests ask for it at once."""
+    try:
+        return _undo(viewer, entry)
+    except IntegrityError:  # another request undid it between our check and our write
+        raise AlreadyUndone(LogEntry.objects.filter(undoes=entry).first()) from None
 
 
 @transaction.atomic
-def undo(viewer: Viewer, entry: LogEntry) -> LogEntry:
-    """A new entry that reverses ``entry``'s hit-point changes; the original stays."""
+def _undo(viewer: Viewer, entry: LogEntry) -> LogEntry:
     entry = LogEntry.objects.select_for_update().get(pk=entry.pk, encounter=viewer.encounter)
-    if entry.kind == EntryKind.UNDO or LogEntry.objects.filter(undoes=entry).exists():
+    if entry.kind == EntryKind.UNDO:
         raise AlreadyUndone
+    done = LogEntry.objects.filter(undoes=entry).first()
+    if done is not None:
+        raise AlreadyUndone(done)
     reversed_effects = []
+    revived = []
+    rows = Combatant.objects.select_for_update().filter(encounter=viewer.encounter)
     for effect in entry.effects:
-        combatant = (
-            Combatant.objects.select_for_update()
-            .filter(pk=effect["combatant"], encounter=viewer.encounter)
-            .first()
-        )
+        combatant = rows.filter(pk=effect["combatant"]).first()
         if combatant is None:  # removed since: nothing left to reverse
             continue
-        combatant.hp -= effect["hp"]
-        combatant.save(update_fields=["hp"])
-        reversed_effects.append({"combatant": combatant.pk, "hp": -effect["hp"]})
-    data = {"entry_seq": entry.seq, "entry_kind": entry.kind}
+        reversed_effect, _killed = _set_hp(combatant, combatant.hp - effect["hp"])
+        reversed_effects.append(reversed_effect)
+        if combatant.hp > 0 >= combatant.hp - reversed_effect["hp"]:
+            revived.append(combatant.name)
+    data = {
+        "entry_seq": entry.seq,
+        "entry_public_seq": entry.public_seq,
+        "entry_kind": entry.kind,
+        "revived": revived,
+    }
     return _record(
         viewer, EntryKind.UNDO, data, secret=entry.secret, effects=reversed_effects, undoes=entry
     )

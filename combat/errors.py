@@ -1,4 +1,4 @@
-"""The rules engine's errors, said in the user's language."""
+"""Errors said in the user's language: the rules engine's, and the table's own refusals."""
 
 from __future__ import annotations
 
@@ -25,11 +25,24 @@ MESSAGES = {
     "cannot_heal_the_dead": _("The dead cannot be healed."),
     "too_many_days": _("At most %(limit)s days at once."),
     "constant_too_large": _("A number in a dice expression may be at most %(limit)s."),
+    # The table's own refusals (see Refused).
+    "dead_cannot_act": _("%(name)s is dead and cannot act."),
+    "target_is_dead": _("%(name)s is already dead: choose another target."),
 }
 FALLBACK = _("That value is not valid.")
 
 
-def message_for(error: RulesError) -> str:
+class Refused(Exception):
+    """An action the table does not allow as things stand (the dead acting, say), with a
+    code and the values its message needs, like the engine's own errors."""
+
+    def __init__(self, code: str, **params: object) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+
+def message_for(error: RulesError | Refused) -> str:
     template = MESSAGES.get(error.code)
     if template is None:
         return str(FALLBACK)

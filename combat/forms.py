@@ -6,7 +6,15 @@ are limited to what the viewer may see or control, so a forged id is just an inv
 
 from __future__ import annotations
 
+import json
+import secrets
+from typing import Any
+
 from django import forms
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import QuerySet
+from django.forms.models import model_to_dict
 from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -15,13 +23,119 @@ from rules.errors import RulesError
 from rules.labels import ABILITIES, SAVES
 
 from .access import Viewer
-from .errors import message_for
-from .models import Combatant, Encounter, Kind, RulesSystem, Side
+from .errors import Refused, message_for
+from .models import (
+    ABILITY_MAX,
+    ABILITY_MIN,
+    HP_LIMIT,
+    SAVE_MAX,
+    SAVE_MIN,
+    Combatant,
+    Encounter,
+    Kind,
+    RulesSystem,
+    Side,
+)
 
 PLAYABLE_SYSTEMS = {RulesSystem.OSE}
-HP_LIMIT = 9999  # the most a combatant's maximum hit points may be
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 MODIFIER_LIMIT = 20
+
+
+class OnceMixin:
+    """Every action form carries a one-time key: the server applies a key once, so a double
+    tap or a browser's retry of a request whose answer was lost changes nothing twice."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["once"] = forms.CharField(
+            widget=forms.HiddenInput, required=False, max_length=64
+        )
+        if not self.is_bound:
+            self.initial["once"] = secrets.token_urlsafe(16)
+
+
+def _plain(value: Any) -> Any:
+    """A field's value as JSON keeps it: a row by its id."""
+    return value.pk if isinstance(value, models.Model) else value
+
+
+class MergingForm(OnceMixin, forms.ModelForm):
+    """An edit form that writes only what its user changed.
+
+    It remembers the values it was opened with; on saving, a field the user left alone is not
+    written (someone else may have changed it meanwhile), and a field both the user and someone
+    else changed is a conflict: the form comes back showing the current value instead of
+    overwriting it.
+    """
+
+    opened = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not self.is_bound and self.instance.pk is not None:
+            self.initial["opened"] = json.dumps(self.snapshot(self.instance))
+        self.conflicts: dict[str, Any] = {}
+        self.changed_meanwhile: list[str] = []
+
+    def merged_fields(self) -> list[str]:
+        return [name for name in self._meta.fields if name in self.fields]
+
+    def snapshot(self, instance: models.Model) -> dict[str, Any]:
+        return model_to_dict(instance, fields=self.merged_fields())
+
+    def changes(self, current: models.Model) -> dict[str, Any]:
+        """What this form changes on ``current`` (the row as it is now, locked by the caller).
+
+        Fields someone else changed since the form was opened and this user changed too land
+        in ``conflicts``; those only someone else changed, in ``changed_meanwhile``.
+        """
+        now = self.snapshot(current)
+        try:
+            opened = json.loads(self.cleaned_data.get("opened") or "")
+        except ValueError:
+            opened = None
+        if not isinstance(opened, dict):  # a form from elsewhere: compare with the row
+            opened = now
+        changes = {}
+        for name in self.merged_fields():
+            mine, was = _plain(self.cleaned_data.get(name)), opened.get(name, now[name])
+            if mine == was:
+                if now[name] != was:
+                    self.changed_meanwhile.append(name)
+            elif now[name] == was:
+                changes[name] = self.cleaned_data.get(name)
+            elif now[name] != mine:
+                self.conflicts[name] = now[name]
+        return changes
+
+    def with_current_values(self, current: models.Model) -> MergingForm:
+        """This form again, its conflicting fields showing ``current``'s values with a note,
+        and opened anew at the current row: saving it again keeps what the user meant."""
+        data = self.data.copy()
+        for name, value in self.conflicts.items():
+            key = self.add_prefix(name)
+            if isinstance(self.fields[name].widget, forms.CheckboxInput):
+                if value:
+                    data[key] = "on"
+                else:
+                    data.pop(key, None)
+            else:
+                data[key] = "" if value is None else str(value)
+        data[self.add_prefix("opened")] = json.dumps(self.snapshot(current))
+        form = type(self)(data, **self.rebuild_kwargs(current))
+        form.is_valid()
+        for name in self.conflicts:
+            form.add_error(
+                name, _("Someone changed this while you were editing: it shows the value now.")
+            )
+        return form
+
+    def rebuild_kwargs(self, current: models.Model) -> dict[str, Any]:
+        return {"instance": current, "prefix": self.prefix}
+
+    def changed_labels(self) -> list[str]:
+        return [str(self.fields[name].label) for name in self.changed_meanwhile]
 
 
 class EncounterForm(forms.ModelForm):
@@ -37,13 +151,13 @@ class EncounterForm(forms.ModelForm):
         ]
 
 
-class EncounterSettingsForm(forms.ModelForm):
+class EncounterSettingsForm(MergingForm):
     class Meta:
         model = Encounter
-        fields = ["name", "attack_method", "show_foe_hp"]
+        fields = ["name", "attack_method", "show_foe_hp", "players_enter_dice", "players_adjust_hp"]
 
 
-class JoinForm(forms.Form):
+class JoinForm(OnceMixin, forms.Form):
     name = forms.CharField(label=_("Your name"), max_length=40)
 
     def clean_name(self) -> str:
@@ -66,12 +180,13 @@ def _rules_call(func, *args, **kwargs):
         raise forms.ValidationError(message_for(error)) from error
 
 
-class CombatantForm(forms.ModelForm):
+class CombatantForm(MergingForm):
     """Add or edit a combatant. A monster's THAC0 and saves come from its Hit Dice unless
-    the referee overrides them; a normal human uses the BČ row; a character's are entered."""
+    the referee overrides them; a normal human uses the BČ row; a character's are entered.
+    A change of current hit points here is a logged correction (see ``actions``)."""
 
     hp = forms.IntegerField(
-        label=_("Current hit points"), required=False, min_value=-999, max_value=9999
+        label=_("Current hit points"), required=False, min_value=-999, max_value=HP_LIMIT
     )
 
     class Meta:
@@ -94,14 +209,18 @@ class CombatantForm(forms.ModelForm):
 
     def __init__(self, *args, encounter: Encounter, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.encounter = encounter
         self.fields["seat"].queryset = encounter.seats.all()
         self.fields["seat"].empty_label = _("the referee")
         self.fields["thac0"].required = False
         for name in SAVE_FIELDS:
             self.fields[name].required = False
-            self.fields[name].widget.attrs["max"] = 30
+            self.fields[name].widget.attrs.update(min=SAVE_MIN, max=SAVE_MAX)
         for name in ("str_score", "dex_score"):
-            self.fields[name].widget.attrs.update(min=3, max=18)
+            self.fields[name].widget.attrs.update(min=ABILITY_MIN, max=ABILITY_MAX)
+
+    def rebuild_kwargs(self, current: models.Model) -> dict[str, Any]:
+        return super().rebuild_kwargs(current) | {"encounter": self.encounter}
         self.fields["hit_dice"].help_text = _("Monsters: as written, e.g. 1-1, 2+1, 4*")
 
     def clean_str_score(self) -> int:
@@ -149,7 +268,7 @@ class CombatantForm(forms.ModelForm):
         return data
 
 
-class QuickAddForm(forms.Form):
+class QuickAddForm(OnceMixin, forms.Form):
     """Several identical monsters at once, each with its own rolled hit points."""
 
     count = forms.IntegerField(label=_("How many"), min_value=1, max_value=30, initial=4)
@@ -189,8 +308,29 @@ class QuickAddForm(forms.Form):
         return data
 
 
-def _combatant_field(queryset, label) -> forms.ModelChoiceField:
-    return forms.ModelChoiceField(queryset=queryset, label=label, empty_label=None)
+class CombatantField(forms.ModelChoiceField):
+    """One of the combatants a viewer may choose. With ``refusal``, only the living are
+    offered, and a dead one chosen anyway (a form opened before the death) is refused with
+    that message rather than as an unknown choice."""
+
+    def __init__(self, queryset: QuerySet[Combatant], label: Any, refusal: str = "") -> None:
+        self.candidates = queryset
+        self.refusal = refusal
+        offered = queryset.filter(hp__gt=0) if refusal else queryset
+        super().__init__(queryset=offered, label=label, empty_label=None)
+
+    def to_python(self, value: Any) -> Combatant | None:
+        try:
+            return super().to_python(value)
+        except ValidationError:
+            found = self.candidates.filter(pk=value).first() if str(value).isdigit() else None
+            if found is not None and found.dead:
+                raise ValidationError(message_for(Refused(self.refusal, name=found.name))) from None
+            raise
+
+
+def _combatant_field(queryset, label, refusal: str = "") -> CombatantField:
+    return CombatantField(queryset, label, refusal)
 
 
 def _modifier_field(limit: int, help_text: str = "") -> forms.IntegerField:
@@ -239,18 +379,53 @@ class EnteredDiceField(forms.CharField):
         return results
 
 
-class RollForm(forms.Form):
+class ActionForm(OnceMixin, forms.Form):
+    """What every action form has: its viewer, a one-time key, and which of its fields hold
+    dice rolled at the table (shown only where the viewer may enter dice)."""
+
+    dice_fields: tuple[str, ...] = ()
+    # After a roll the next form keeps who acts and how, never amounts or entered dice.
+    kept: tuple[str, ...] = ()
+
+    def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.viewer = viewer
+
+    def without_dice_fields(self) -> None:
+        """Call once the fields exist: a player whom the referee asked to let the server roll
+        does not see the dice fields."""
+        if not self.viewer.may_enter_dice:
+            for name in self.dice_fields:
+                self.fields.pop(name, None)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if not self.viewer.may_enter_dice and any(
+            str(self.data.get(self.add_prefix(name), "")).strip() for name in self.dice_fields
+        ):
+            raise ValidationError(
+                _("The referee has the server roll for players: leave the dice empty.")
+            )
+        return data
+
+    def kept_values(self) -> dict[str, Any]:
+        return {name: self.data[name] for name in self.kept if name in self.data}
+
+
+class RollForm(ActionForm):
     """What every roll has: who acts, a modifier, the die from the table, secrecy."""
 
     sides = 20
     modifier_limit = MODIFIER_LIMIT
     modifier_help = ""
     field_order_extra: tuple[str, ...] = ()
+    dice_fields = ("natural",)
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.viewer = viewer
-        self.fields["actor"] = _combatant_field(viewer.controlled_combatants(), _("Who"))
+        super().__init__(*args, viewer=viewer, **kwargs)
+        self.fields["actor"] = _combatant_field(
+            viewer.controlled_combatants(), _("Who"), refusal="dead_cannot_act"
+        )
         self.fields["modifier"] = _modifier_field(self.modifier_limit, self.modifier_help)
         self.fields["natural"] = _natural_field(self.sides)
         if viewer.is_referee:
@@ -274,6 +449,8 @@ class RollForm(forms.Form):
 
 class AttackForm(RollForm):
     field_order_extra = ("target", "mode")
+    dice_fields = ("natural", "damage_dice")
+    kept = ("actor", "target", "mode", "damage", "secret")
     mode = forms.ChoiceField(
         label=_("Attack"),
         choices=[
@@ -289,19 +466,26 @@ class AttackForm(RollForm):
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["target"] = _combatant_field(viewer.visible_combatants(), _("Target"))
+        self.fields["target"] = _combatant_field(
+            viewer.visible_combatants(), _("Target"), refusal="target_is_dead"
+        )
         self.fields["damage"].initial = local_dice("1d6")
-        if not self.is_bound and "target" not in self.initial:
+        if not self.is_bound and not self._standing(self.initial.get("target")):
+            # No target named, or the one kept from the last roll has died of it.
             self.initial["target"] = self._first_opponent()
         self.order_fields(
             ["actor", "target", "mode", "modifier", "natural", "damage", "damage_dice"]
         )
+        self.without_dice_fields()
+
+    def _standing(self, pk: Any) -> bool:
+        return str(pk).isdigit() and self.fields["target"].queryset.filter(pk=pk).exists()
 
     def _first_opponent(self) -> int | None:
         """Preselect the first one standing on the other side, so the odds show at once."""
         actor = self.initial_actor()
-        for combatant in self.fields["target"].queryset:
-            if actor is None or (combatant.side != actor.side and not combatant.dead):
+        for combatant in self.fields["target"].queryset:  # the living only
+            if actor is None or combatant.side != actor.side:
                 return combatant.pk
         return None
 
@@ -317,6 +501,7 @@ SAVE_CHOICES = list(SAVES.items())
 
 class SaveForm(RollForm):
     field_order_extra = ("category",)
+    kept = ("actor", "category", "secret")
     category = forms.ChoiceField(label=_("Saving throw"), choices=SAVE_CHOICES)
     damage = forms.IntegerField(
         label=_("Damage of the effect"),
@@ -326,12 +511,17 @@ class SaveForm(RollForm):
         help_text=_("Halved on a successful save, rounded down."),
     )
 
+    def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
+        super().__init__(*args, viewer=viewer, **kwargs)
+        self.without_dice_fields()
+
 
 ABILITY_CHOICES = list(ABILITIES.items())
 
 
 class CheckForm(RollForm):
     field_order_extra = ("ability", "score")
+    kept = ("actor", "ability", "score", "secret")
     ability = forms.ChoiceField(label=_("Ability"), choices=ABILITY_CHOICES)
     score = forms.IntegerField(
         label=_("Score"),
@@ -344,6 +534,10 @@ class CheckForm(RollForm):
     modifier_limit = 4
     modifier_help = _("−4 is relatively easy, +4 very hard.")
 
+    def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
+        super().__init__(*args, viewer=viewer, **kwargs)
+        self.without_dice_fields()
+
     def clean(self) -> dict:
         data = super().clean()
         actor, ability = data.get("actor"), data.get("ability")
@@ -354,24 +548,28 @@ class CheckForm(RollForm):
         return data
 
 
-class HitPointsForm(forms.Form):
+class HitPointsForm(ActionForm):
     """Damage or healing by hand."""
+
+    kept = ("actor", "action")
 
     action = forms.ChoiceField(
         label=_("What"),
         choices=[("damage", _("Damage")), ("heal", _("Magical healing"))],
     )
-    amount = forms.IntegerField(label=_("How many hit points"), min_value=0, max_value=9999)
+    amount = forms.IntegerField(label=_("How many hit points"), min_value=0, max_value=HP_LIMIT)
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.viewer = viewer
+        super().__init__(*args, viewer=viewer, **kwargs)
         self.fields["actor"] = _combatant_field(viewer.controlled_combatants(), _("Who"))
         self.order_fields(["actor", "action", "amount"])
 
 
-class RestForm(forms.Form):
+class RestForm(ActionForm):
     """Natural healing: 1d3 for each full day of rest; an interrupted day heals nothing."""
+
+    dice_fields = ("day_dice",)
+    kept = ("actor",)
 
     days = forms.IntegerField(label=_("Days of full rest"), min_value=1, max_value=60, initial=1)
     interrupted = forms.IntegerField(
@@ -382,10 +580,12 @@ class RestForm(forms.Form):
     )
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.viewer = viewer
-        self.fields["actor"] = _combatant_field(viewer.controlled_combatants(), _("Who"))
+        super().__init__(*args, viewer=viewer, **kwargs)
+        self.fields["actor"] = _combatant_field(
+            viewer.controlled_combatants(), _("Who"), refusal="dead_cannot_act"
+        )
         self.order_fields(["actor", "days", "interrupted", "day_dice"])
+        self.without_dice_fields()
 
     def clean(self) -> dict:
         data = super().clean()
@@ -396,17 +596,20 @@ class RestForm(forms.Form):
         return data
 
 
-class FreeRollForm(forms.Form):
+class FreeRollForm(ActionForm):
+    dice_fields = ("entered",)
+    kept = ("expression", "label", "secret")
+
     expression = DiceField(label=_("Dice"), max_length=60, initial="1d6")
     label = forms.CharField(label=_("What for"), max_length=60, required=False)
     entered = EnteredDiceField(label=_("Dice rolled at the table"), max_length=300, required=False)
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.viewer = viewer
+        super().__init__(*args, viewer=viewer, **kwargs)
         self.fields["expression"].initial = local_dice("1d6")
         if viewer.is_referee:
             self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
+        self.without_dice_fields()
 
     def clean_expression(self):
         expression = self.cleaned_data.get("expression")

@@ -14,12 +14,13 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 
 from .access import Viewer
-from .models import Encounter, Side
+from .models import Encounter, LogEntry, Side
 
 
 def announce(encounter: Encounter) -> None:
@@ -34,13 +35,19 @@ def announce(encounter: Encounter) -> None:
     transaction.on_commit(send)
 
 
+def visible_log(viewer: Viewer) -> QuerySet[LogEntry]:
+    """The log entries ``viewer`` may see: players only those with a number of theirs."""
+    log = viewer.encounter.log.select_related("undone_by")
+    if not viewer.is_referee:
+        log = log.filter(public_seq__isnull=False)
+    return log
+
+
 def live_context(viewer: Viewer) -> dict[str, Any]:
     """Everything the live fragments need, filtered to what ``viewer`` may see."""
     encounter = viewer.encounter
     combatants = list(viewer.visible_combatants())
-    log = encounter.log.select_related("undone_by")
-    if not viewer.is_referee:
-        log = log.filter(secret=False)
+    log = visible_log(viewer)
     return {
         "viewer": viewer,
         "encounter": encounter,

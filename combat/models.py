@@ -11,9 +11,11 @@ import secrets
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
+
+from rules import ose
 
 
 def _referee_key() -> str:
@@ -61,9 +63,22 @@ class Encounter(models.Model):
         _("attack resolution"), max_length=16, choices=AttackMethod, default=AttackMethod.MATRIX
     )
     show_foe_hp = models.BooleanField(_("show foes' hit points to players"), default=False)
+    players_enter_dice = models.BooleanField(
+        _("players may enter dice rolled at the table"),
+        default=True,
+        help_text=_("The log shows every die as rolled by the server or typed in."),
+    )
+    players_adjust_hp = models.BooleanField(
+        _("players may adjust their own hit points"),
+        default=False,
+        help_text=_("Damage and healing by hand; attacks and saves change them anyway."),
+    )
     referee_key = models.CharField(max_length=64, unique=True, default=_referee_key)
     join_token = models.CharField(max_length=64, unique=True, default=_join_token)
     seq = models.PositiveBigIntegerField(default=0)
+    # The log's numbering as players see it: entries they cannot see take no number, so the
+    # numbers they do see have no gaps to count secret rolls by.
+    public_seq = models.PositiveBigIntegerField(default=0)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -72,11 +87,27 @@ class Encounter(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def bump(self) -> int:
-        """Advance the sequence number inside the caller's transaction; returns the new one."""
-        Encounter.objects.filter(pk=self.pk).update(seq=F("seq") + 1)
-        self.seq = Encounter.objects.values_list("seq", flat=True).get(pk=self.pk)
+    def bump(self, *, public: bool = False) -> int:
+        """Advance the sequence number inside the caller's transaction; returns the new one.
+
+        The row's write lock is held until the transaction ends, so two changes never share a
+        number and the number never goes backwards. With ``public`` the players' log number
+        advances too (read back as ``public_seq``).
+        """
+        changes = {"seq": F("seq") + 1}
+        if public:
+            changes["public_seq"] = F("public_seq") + 1
+        Encounter.objects.filter(pk=self.pk).update(**changes)
+        self.seq, self.public_seq = Encounter.objects.values_list("seq", "public_seq").get(
+            pk=self.pk
+        )
         return self.seq
+
+    def new_links(self) -> None:
+        """Replace the referee key and the join token: the old links stop working at once.
+        Seats already taken stay (they are bound to their browsers, not to the link)."""
+        self.referee_key, self.join_token = _referee_key(), _join_token()
+        self.save(update_fields=["referee_key", "join_token"])
 
     @property
     def group_name(self) -> str:
@@ -97,30 +128,52 @@ class Seat(models.Model):
         return self.name
 
 
+HP_FLOOR = -1_000_000  # the true total's floor: far below dead, far above the column's limit
+HP_LIMIT = 9999  # the most a combatant's hit points may be
+THAC0_MIN, THAC0_MAX = -10, 25
+AC_MIN, AC_MAX = -20, 20
+SAVE_MIN, SAVE_MAX = ose.SAVE_VALUE_MIN, ose.SAVE_VALUE_MAX
+ABILITY_MIN, ABILITY_MAX = 3, 18
+
+
+def _between(low: int, high: int) -> list:
+    return [MinValueValidator(low), MaxValueValidator(high)]
+
+
 class Combatant(models.Model):
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="combatants")
     name = models.CharField(pgettext_lazy("combatant", "name"), max_length=60)
     side = models.CharField(_("side"), max_length=8, choices=Side, default=Side.FOES)
     kind = models.CharField(_("kind"), max_length=16, choices=Kind, default=Kind.MONSTER)
-    ac = models.SmallIntegerField(
-        _("armour class"), validators=[MinValueValidator(-20), MaxValueValidator(20)]
-    )
+    ac = models.SmallIntegerField(_("armour class"), validators=_between(AC_MIN, AC_MAX))
     hp_max = models.PositiveSmallIntegerField(
-        _("maximum hit points"), validators=[MinValueValidator(1), MaxValueValidator(9999)]
+        _("maximum hit points"), validators=_between(1, HP_LIMIT)
     )
     # The true total, below 0 too (OSE keeps it); wide enough for any damage the dice allow.
-    hp = models.IntegerField(_("hit points"))
+    hp = models.IntegerField(_("hit points"), validators=_between(HP_FLOOR, HP_LIMIT))
     hit_dice = models.CharField(_("Hit Dice"), max_length=16, blank=True)
-    thac0 = models.SmallIntegerField(
-        "THAC0", validators=[MinValueValidator(-10), MaxValueValidator(25)]
+    thac0 = models.SmallIntegerField("THAC0", validators=_between(THAC0_MIN, THAC0_MAX))
+    save_death = models.PositiveSmallIntegerField(
+        pgettext_lazy("save", "death"), validators=_between(SAVE_MIN, SAVE_MAX)
     )
-    save_death = models.PositiveSmallIntegerField(pgettext_lazy("save", "death"))
-    save_wands = models.PositiveSmallIntegerField(pgettext_lazy("save", "wands"))
-    save_paralysis = models.PositiveSmallIntegerField(pgettext_lazy("save", "paralysis"))
-    save_breath = models.PositiveSmallIntegerField(pgettext_lazy("save", "breath"))
-    save_spells = models.PositiveSmallIntegerField(pgettext_lazy("save", "spells"))
-    str_score = models.PositiveSmallIntegerField(_("STR"), default=10)
-    dex_score = models.PositiveSmallIntegerField(_("DEX"), default=10)
+    save_wands = models.PositiveSmallIntegerField(
+        pgettext_lazy("save", "wands"), validators=_between(SAVE_MIN, SAVE_MAX)
+    )
+    save_paralysis = models.PositiveSmallIntegerField(
+        pgettext_lazy("save", "paralysis"), validators=_between(SAVE_MIN, SAVE_MAX)
+    )
+    save_breath = models.PositiveSmallIntegerField(
+        pgettext_lazy("save", "breath"), validators=_between(SAVE_MIN, SAVE_MAX)
+    )
+    save_spells = models.PositiveSmallIntegerField(
+        pgettext_lazy("save", "spells"), validators=_between(SAVE_MIN, SAVE_MAX)
+    )
+    str_score = models.PositiveSmallIntegerField(
+        _("STR"), default=10, validators=_between(ABILITY_MIN, ABILITY_MAX)
+    )
+    dex_score = models.PositiveSmallIntegerField(
+        _("DEX"), default=10, validators=_between(ABILITY_MIN, ABILITY_MAX)
+    )
     hidden = models.BooleanField(_("hidden from players"), default=False)
     seat = models.ForeignKey(
         Seat,
@@ -134,6 +187,26 @@ class Combatant(models.Model):
 
     class Meta:
         ordering = ["created", "pk"]
+        # The database holds the same bounds as the forms, whatever writes the row.
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(**{f"{name}__gte": low, f"{name}__lte": high}),
+                name=f"combatant_{name}_bounds",
+            )
+            for name, low, high in (
+                ("ac", AC_MIN, AC_MAX),
+                ("hp_max", 1, HP_LIMIT),
+                ("hp", HP_FLOOR, HP_LIMIT),
+                ("thac0", THAC0_MIN, THAC0_MAX),
+                ("save_death", SAVE_MIN, SAVE_MAX),
+                ("save_wands", SAVE_MIN, SAVE_MAX),
+                ("save_paralysis", SAVE_MIN, SAVE_MAX),
+                ("save_breath", SAVE_MIN, SAVE_MAX),
+                ("save_spells", SAVE_MIN, SAVE_MAX),
+                ("str_score", ABILITY_MIN, ABILITY_MAX),
+                ("dex_score", ABILITY_MIN, ABILITY_MAX),
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -165,6 +238,7 @@ class EntryKind(models.TextChoices):
     HEAL = "heal", _("Healing")
     REST = "rest", _("Rest")
     ROLL = "roll", _("Roll")
+    CORRECT = "correct", _("Correction")
     UNDO = "undo", _("Undo")
 
 
@@ -174,10 +248,16 @@ class LogEntry(models.Model):
     ``data`` holds the rules result as keys and numbers, never translated text, so each viewer
     reads it in their own language. ``effects`` lists the hit-point changes actually applied,
     ``[{"combatant": id, "hp": delta}]``, which is what an undo reverses.
+
+    ``seq`` is the encounter's change number (the referee's numbering); ``public_seq`` the
+    number players see, None for an entry they cannot see at all. A secret entry that changed
+    what players see (their character's hit points) gets a public number and is shown to them
+    as its ``data["public"]`` outcome only, without its cause.
     """
 
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="log")
     seq = models.PositiveBigIntegerField()
+    public_seq = models.PositiveBigIntegerField(null=True, blank=True)
     kind = models.CharField(max_length=8, choices=EntryKind)
     actor = models.CharField(max_length=60)
     by_referee = models.BooleanField(default=False)
@@ -193,6 +273,41 @@ class LogEntry(models.Model):
     class Meta:
         ordering = ["-seq", "-pk"]
         verbose_name_plural = "log entries"
+        constraints = [
+            models.UniqueConstraint(fields=["encounter", "seq"], name="log_seq_unique"),
+            models.UniqueConstraint(
+                fields=["encounter", "public_seq"], name="log_public_seq_unique"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.seq}"
+
+    @property
+    def undone_seq(self) -> int | None:
+        """The number of the entry that undid this one, if any (no query when prefetched)."""
+        try:
+            return self.undone_by.seq
+        except LogEntry.undone_by.RelatedObjectDoesNotExist:
+            return None
+
+
+class ActionKey(models.Model):
+    """A one-time key an action form carried, stored in the transaction that applied it: a
+    form sent twice (a double tap, a browser retrying a request whose answer was lost) is
+    applied once, and the second sending is shown the first one's result."""
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=64)
+    entry = models.ForeignKey(
+        LogEntry, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["encounter", "key"], name="action_key_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.key

@@ -11,6 +11,7 @@ encounter_patterns = [
     path("log/", pages.log, name="log"),
     path("qr.svg", pages.join_qr, name="join_qr"),
     path("settings/", table.encounter_settings, name="encounter_settings"),
+    path("links/", table.new_links, name="new_links"),
     path("combatants/new/", table.combatant_new, name="combatant_new"),
     path("combatants/quick-add/", table.quick_add, name="quick_add"),
     path("combatants/<int:pk>/", table.combatant_edit, name="combatant_edit"),

@@ -4,7 +4,9 @@ Every change sends every browser a full snapshot (see ``combat.live``), so what 
 repeats is cached (measured by ``manage.py bench_live``):
 
 - The log is append-only: an entry's text never changes, except for the badge an undo adds.
-  Its body is cached by entry, undo and language.
+  Its body is cached by entry, undo, language and audience (the referee; players, who see
+  their own numbering, secret entries only by their outcome, and foes' numbers only when the
+  referee shows them).
 - A combatant's row is cached by everything it shows and everything that decides what this
   viewer sees of it. Only websocket snapshots use the cache: a page rendered for a request
   carries that session's CSRF token in its forms, which must never reach another browser.
@@ -16,7 +18,6 @@ import hashlib
 
 from django import template
 from django.core.cache import cache
-from django.core.exceptions import ObjectDoesNotExist
 from django.template.context import Context
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
@@ -27,22 +28,27 @@ from ..models import Combatant, LogEntry
 register = template.Library()
 
 
-def _undone_seq(entry: LogEntry) -> int | None:
-    try:
-        return entry.undone_by.seq
-    except ObjectDoesNotExist:
-        return None
-
-
-@register.simple_tag
-def log_entry_body(entry: LogEntry) -> SafeString:
-    undone = _undone_seq(entry)
+@register.simple_tag(takes_context=True)
+def log_entry_body(context: Context, entry: LogEntry) -> SafeString:
+    viewer = context["viewer"]
+    undone = entry.undone_seq
+    show_numbers = bool(context.get("show_numbers"))
+    audience = "referee" if viewer.is_referee else f"players:{show_numbers}"
     # The creation time guards against an id reused after a rolled-back transaction.
-    key = f"fray:log-entry:{entry.pk}:{entry.created.timestamp()}:{undone}:{get_language()}"
+    key = (
+        f"fray:log-entry:{entry.pk}:{entry.created.timestamp()}:{undone}:{get_language()}:"
+        f"{audience}"
+    )
     html = cache.get(key)
     if html is None:
         html = render_to_string(
-            "combat/_log_entry_body.html", {"entry": entry, "undone_seq": undone}
+            "combat/_log_entry_body.html",
+            {
+                "entry": entry,
+                "undone_seq": undone,
+                "referee": viewer.is_referee,
+                "show_numbers": show_numbers,
+            },
         )
         cache.set(key, html, timeout=None)
     return mark_safe(html)
@@ -79,6 +85,7 @@ def combatant_row(context: Context, combatant: Combatant) -> SafeString:
             viewer.is_referee,
             combatant.pk in values["controlled_ids"],
             values["show_numbers"],
+            viewer.may_adjust_hit_points,
             get_language(),
         )
     )

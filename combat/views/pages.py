@@ -13,8 +13,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from .. import actions
-from ..access import Viewer, grant_referee, grant_seat, seat_in, viewer_for
+from ..access import Viewer, grant_referee, grant_seat, refereed_ids, seat_in, viewer_for
 from ..forms import EncounterForm, JoinForm
+from ..live import visible_log
 from ..models import Encounter, Seat
 from .common import encounter_url, page, shareable_url
 
@@ -31,7 +32,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def _my_encounters(request: HttpRequest) -> list[Encounter]:
     """Encounters this browser referees or sits in, newest first, to reopen them."""
-    ids = set(request.session.get("referee_of", []))
+    ids = refereed_ids(request.session)
     ids |= {int(pk) for pk in request.session.get("seats", {})}
     return list(Encounter.objects.filter(pk__in=ids)[:20])
 
@@ -52,9 +53,16 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         return redirect("encounter", encounter.slug)
     form = JoinForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            seat = Seat.objects.create(encounter=encounter, name=form.cleaned_data["name"])
-            actions.touch(Viewer(encounter, is_referee=False, seat=seat))
+        try:
+            with transaction.atomic():
+                seat = Seat.objects.create(encounter=encounter, name=form.cleaned_data["name"])
+                actions.touch(
+                    Viewer(encounter, is_referee=False, seat=seat), form.cleaned_data["once"]
+                )
+        except actions.Repeated:
+            # Sent twice at once: the first sending took the seat and set this browser's
+            # session; this answer leaves the session as that one left it.
+            return redirect("encounter", encounter.slug)
         grant_seat(request.session, seat)
         return redirect("encounter", encounter.slug)
     return render(request, "combat/join.html", {"form": form, "encounter": encounter})
@@ -69,10 +77,7 @@ def encounter(request: HttpRequest, slug: str) -> HttpResponse:
 def log(request: HttpRequest, slug: str) -> HttpResponse:
     """The whole roll log, a page at a time."""
     viewer = viewer_for(request, slug)
-    entries = viewer.encounter.log.select_related("undone_by")
-    if not viewer.is_referee:
-        entries = entries.filter(secret=False)
-    log_page = Paginator(entries, 100).get_page(request.GET.get("page"))
+    log_page = Paginator(visible_log(viewer), 100).get_page(request.GET.get("page"))
     return render(
         request,
         "combat/log.html",
@@ -81,6 +86,8 @@ def log(request: HttpRequest, slug: str) -> HttpResponse:
             "encounter": viewer.encounter,
             "log_page": log_page,
             "back": encounter_url(viewer),
+            "show_numbers": viewer.is_referee or viewer.encounter.show_foe_hp,
+            "on_log_page": True,
         },
     )
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django import forms
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -17,8 +17,16 @@ from rules.errors import RulesError
 
 from .. import actions, odds
 from ..access import Viewer, referee_for, viewer_for
-from ..errors import message_for
-from ..forms import AttackForm, CheckForm, FreeRollForm, HitPointsForm, RestForm, SaveForm
+from ..errors import Refused, message_for
+from ..forms import (
+    ActionForm,
+    AttackForm,
+    CheckForm,
+    FreeRollForm,
+    HitPointsForm,
+    RestForm,
+    SaveForm,
+)
 from ..models import LogEntry
 from .common import panel_reply
 
@@ -50,7 +58,7 @@ def _initial(request: HttpRequest) -> dict[str, Any]:
 
 # Each roll: its form, and the action its cleaned data is handed to (the form's field names
 # are the action's keyword arguments).
-ROLLS: dict[str, tuple[type[forms.Form], Callable[..., LogEntry]]] = {
+ROLLS: dict[str, tuple[type[ActionForm], Callable[..., LogEntry]]] = {
     "attack": (AttackForm, actions.attack),
     "save": (SaveForm, actions.saving_throw),
     "check": (CheckForm, actions.ability_check),
@@ -63,34 +71,41 @@ ROLLS: dict[str, tuple[type[forms.Form], Callable[..., LogEntry]]] = {
 def _roll_view(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
     viewer = viewer_for(request, slug)
     form_class, act = ROLLS[panel]
+    if panel == "hp" and not viewer.may_adjust_hit_points:
+        raise PermissionDenied
     if request.method == "POST":
         _refuse_foreign_actor(request, viewer)
         form = form_class(request.POST, viewer=viewer)
+        # Sent before (a double tap, a retried request): show what the first sending did,
+        # before validating anything the first one may have changed (a target it killed).
+        done, entry = actions.first_result(viewer, request.POST.get("once", ""))
+        if done:
+            return _rolled(request, viewer, panel, form, entry)
         if form.is_valid():
             try:
                 entry = act(viewer, **form.cleaned_data)
-            except RulesError as error:
+            except (RulesError, Refused) as error:
                 form.add_error(None, message_for(error))
-            else:
-                fresh = form_class(viewer=viewer, initial=_kept(form))
-                return panel_reply(
-                    request,
-                    viewer,
-                    panel,
-                    done=True,
-                    form=fresh,
-                    result=entry,
-                    odds=odds.for_form(fresh),
+            except actions.Repeated as repeated:
+                return _rolled(
+                    request, viewer, panel, form, actions.first_result(viewer, repeated.key)[1]
                 )
+            else:
+                return _rolled(request, viewer, panel, form, entry)
     else:
         form = form_class(viewer=viewer, initial=_initial(request))
     return panel_reply(request, viewer, panel, form=form, odds=odds.for_form(form))
 
 
-def _kept(form: forms.Form) -> dict[str, Any]:
-    """After a roll the next form keeps who acts and against what, not the die results."""
-    kept = {"actor", "target", "mode", "category", "ability", "damage", "action"}
-    return {k: v for k, v in form.data.items() if k in kept}
+def _rolled(
+    request: HttpRequest, viewer: Viewer, panel: str, form: ActionForm, entry: LogEntry | None
+) -> HttpResponse:
+    """The result, and the form again for the next roll: it keeps who acts and how, never an
+    amount or a die typed in, and it carries a new one-time key."""
+    fresh = type(form)(viewer=viewer, initial=form.kept_values())
+    return panel_reply(
+        request, viewer, panel, done=True, form=fresh, result=entry, odds=odds.for_form(fresh)
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -127,10 +142,25 @@ def free_roll(request: HttpRequest, slug: str) -> HttpResponse:
 def undo(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     viewer = referee_for(request, slug)
     entry = get_object_or_404(LogEntry, encounter=viewer.encounter, seq=seq)
+    back = request.POST.get("next", "")
+    if not request.htmx and back.startswith(reverse("log", args=[slug])):
+        # From the whole-log page (no live panel there): apply, then back to that page.
+        try:
+            actions.undo(viewer, entry)
+        except actions.AlreadyUndone:
+            pass
+        return redirect(back)
     try:
         result = actions.undo(viewer, entry)
-    except actions.AlreadyUndone:
-        return panel_reply(request, viewer, "message", message=_("That entry was already undone."))
+    except actions.AlreadyUndone as done:
+        return panel_reply(
+            request,
+            viewer,
+            "message",
+            done=True,
+            result=done.undo,
+            message=_("That entry was already undone."),
+        )
     return panel_reply(request, viewer, "message", done=True, result=result)
 
 

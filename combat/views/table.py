@@ -1,39 +1,62 @@
-"""The referee's table: combatants, quick-add, settings, seats."""
+"""The referee's table: combatants, quick-add, settings, seats, links."""
 
 from __future__ import annotations
 
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 from rules import ose
 
 from .. import actions
-from ..access import referee_for
-from ..forms import CombatantForm, EncounterSettingsForm, QuickAddForm
+from ..access import Viewer, grant_referee, referee_for
+from ..forms import CombatantForm, EncounterSettingsForm, MergingForm, QuickAddForm
 from ..models import Combatant, Kind, Seat
 from .common import encounter_url, page, panel_reply
+
+
+def _sent_before(request: HttpRequest, viewer: Viewer) -> bool:
+    """Whether this form's one-time key was applied already (a double tap, a retry)."""
+    return actions.first_result(viewer, request.POST.get("once", ""))[0]
+
+
+def _saved_message(form: MergingForm) -> str | None:
+    """Said after saving an edit: which fields someone else had changed meanwhile (kept)."""
+    labels = form.changed_labels()
+    if not labels:
+        return None
+    return _("Changed by someone else while you edited, and kept: %(fields)s.") % {
+        "fields": ", ".join(labels)
+    }
+
+
+ALREADY_DONE = gettext_lazy("That form was sent twice; it was applied once.")
 
 
 @require_http_methods(["GET", "POST"])
 def combatant_new(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = referee_for(request, slug)
     form = CombatantForm(request.POST or None, encounter=viewer.encounter)
-    if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            combatant = form.save(commit=False)
-            combatant.encounter = viewer.encounter
-            combatant.save()
-            actions.touch(viewer)
+    fresh = CombatantForm(encounter=viewer.encounter)
+    if request.method == "POST" and _sent_before(request, viewer):
         return panel_reply(
-            request,
-            viewer,
-            "combatant",
-            done=True,
-            form=CombatantForm(encounter=viewer.encounter),
-            saved=combatant,
+            request, viewer, "combatant", done=True, form=fresh, message=str(ALREADY_DONE)
         )
+    if request.method == "POST" and form.is_valid():
+        try:
+            with transaction.atomic():
+                combatant = form.save(commit=False)
+                combatant.encounter = viewer.encounter
+                combatant.save()
+                actions.touch(viewer, form.cleaned_data["once"])
+        except actions.Repeated:
+            return panel_reply(
+                request, viewer, "combatant", done=True, form=fresh, message=str(ALREADY_DONE)
+            )
+        return panel_reply(request, viewer, "combatant", done=True, form=fresh, saved=combatant)
     return panel_reply(request, viewer, "combatant", form=form)
 
 
@@ -42,41 +65,56 @@ def combatant_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     viewer = referee_for(request, slug)
     combatant = get_object_or_404(Combatant, pk=pk, encounter=viewer.encounter)
     form = CombatantForm(request.POST or None, instance=combatant, encounter=viewer.encounter)
+    fresh = CombatantForm(encounter=viewer.encounter)
+    if request.method == "POST" and _sent_before(request, viewer):
+        return panel_reply(
+            request, viewer, "combatant", done=True, form=fresh, message=str(ALREADY_DONE)
+        )
     if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            form.save()
-            actions.touch(viewer)
+        try:
+            current = actions.save_edit(viewer, form, combatant)
+        except actions.Repeated:
+            current = combatant
+        if form.conflicts:
+            stale = form.with_current_values(current)
+            return panel_reply(request, viewer, "combatant", form=stale, editing=current)
         return panel_reply(
             request,
             viewer,
             "combatant",
             done=True,
-            saved=combatant,
-            form=CombatantForm(encounter=viewer.encounter),
+            saved=current,
+            message=_saved_message(form),
+            form=fresh,
         )
     return panel_reply(request, viewer, "combatant", form=form, editing=combatant)
 
 
 @require_POST
 def combatant_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Remove a combatant; removing one already gone (a second tap) changes nothing."""
     viewer = referee_for(request, slug)
-    combatant = get_object_or_404(Combatant, pk=pk, encounter=viewer.encounter)
     with transaction.atomic():
-        combatant.delete()
-        actions.touch(viewer)
+        removed, _by_model = Combatant.objects.filter(pk=pk, encounter=viewer.encounter).delete()
+        if removed:
+            actions.touch(viewer)
     return panel_reply(request, viewer, "", done=True)
 
 
 @require_POST
 def combatant_toggle_hidden(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Hide or reveal: the button says which, so a second tap does not undo the first."""
     viewer = referee_for(request, slug)
     with transaction.atomic():
         combatant = get_object_or_404(
             Combatant.objects.select_for_update(), pk=pk, encounter=viewer.encounter
         )
-        combatant.hidden = not combatant.hidden
-        combatant.save(update_fields=["hidden"])
-        actions.touch(viewer)
+        wanted = request.POST.get("hidden")
+        hidden = wanted == "1" if wanted in ("0", "1") else not combatant.hidden
+        if hidden != combatant.hidden:
+            combatant.hidden = hidden
+            combatant.save(update_fields=["hidden"])
+            actions.touch(viewer)
     return panel_reply(request, viewer, "", done=True)
 
 
@@ -84,25 +122,39 @@ def combatant_toggle_hidden(request: HttpRequest, slug: str, pk: int) -> HttpRes
 def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = referee_for(request, slug)
     form = QuickAddForm(request.POST or None)
+    if request.method == "POST" and _sent_before(request, viewer):
+        return panel_reply(
+            request, viewer, "quick_add", done=True, form=QuickAddForm(), message=str(ALREADY_DONE)
+        )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        with transaction.atomic():
-            for number in range(1, data["count"] + 1):
-                hp = ose.monster_hit_points(data["hp_dice"], rng=actions.RNG)
-                Combatant.objects.create(
-                    encounter=viewer.encounter,
-                    name=f"{data['name']} {number}" if data["count"] > 1 else data["name"],
-                    side=data["side"],
-                    kind=Kind.MONSTER,
-                    ac=data["ac"],
-                    hp_max=hp,
-                    hp=hp,
-                    hit_dice=data["hit_dice"],
-                    thac0=data["thac0"],
-                    hidden=data["hidden"],
-                    **{f"save_{key}": value for key, value in data["saves"].items()},
-                )
-            actions.touch(viewer)
+        try:
+            with transaction.atomic():
+                for number in range(1, data["count"] + 1):
+                    hp = ose.monster_hit_points(data["hp_dice"], rng=actions.RNG)
+                    Combatant.objects.create(
+                        encounter=viewer.encounter,
+                        name=f"{data['name']} {number}" if data["count"] > 1 else data["name"],
+                        side=data["side"],
+                        kind=Kind.MONSTER,
+                        ac=data["ac"],
+                        hp_max=hp,
+                        hp=hp,
+                        hit_dice=data["hit_dice"],
+                        thac0=data["thac0"],
+                        hidden=data["hidden"],
+                        **{f"save_{key}": value for key, value in data["saves"].items()},
+                    )
+                actions.touch(viewer, data["once"])
+        except actions.Repeated:
+            return panel_reply(
+                request,
+                viewer,
+                "quick_add",
+                done=True,
+                form=QuickAddForm(),
+                message=str(ALREADY_DONE),
+            )
         return panel_reply(request, viewer, "quick_add", done=True, form=QuickAddForm())
     return panel_reply(request, viewer, "quick_add", form=form)
 
@@ -111,25 +163,44 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
 def encounter_settings(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = referee_for(request, slug)
     form = EncounterSettingsForm(request.POST, instance=viewer.encounter, prefix="settings")
-    if form.is_valid():
-        with transaction.atomic():
-            form.save()
-            actions.touch(viewer)
+    if form.is_valid() and not _sent_before(request, viewer):
+        try:
+            current = actions.save_edit(viewer, form, viewer.encounter)
+        except actions.Repeated:
+            current = viewer.encounter
+        if form.conflicts:
+            return page(request, viewer, settings_form=form.with_current_values(current))
+        viewer.encounter.refresh_from_db()
         return (
             redirect(encounter_url(viewer))
             if not request.htmx
-            else panel_reply(request, viewer, "", done=True)
+            else panel_reply(request, viewer, "message", done=True, message=_saved_message(form))
         )
+    if form.is_valid():  # sent twice: the first sending saved it
+        return redirect(encounter_url(viewer))
     return page(request, viewer, settings_form=form)
+
+
+@require_POST
+def new_links(request: HttpRequest, slug: str) -> HttpResponse:
+    """New referee and join links: the old ones stop working at once, and every other
+    browser that opened the old referee link stops refereeing. Seated players keep their
+    seats; this browser stays the referee."""
+    viewer = referee_for(request, slug)
+    with transaction.atomic():
+        viewer.encounter.new_links()
+        actions.touch(viewer)
+    grant_referee(request.session, viewer.encounter)
+    return redirect(encounter_url(viewer))
 
 
 @require_POST
 def seat_remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Unseat a player: their browser loses access and their combatants go back to the
-    referee."""
+    referee. Unseating one already gone (a second tap) changes nothing."""
     viewer = referee_for(request, slug)
-    seat = get_object_or_404(Seat, pk=pk, encounter=viewer.encounter)
     with transaction.atomic():
-        seat.delete()
-        actions.touch(viewer)
+        removed, _by_model = Seat.objects.filter(pk=pk, encounter=viewer.encounter).delete()
+        if removed:
+            actions.touch(viewer)
     return panel_reply(request, viewer, "", done=True)

@@ -3,6 +3,8 @@ no access at all; plus an encounter with a party and some foes."""
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -101,3 +103,53 @@ def goblin(encounter: Encounter) -> Combatant:
 def lurker(encounter: Encounter) -> Combatant:
     """A foe the referee keeps hidden."""
     return monster(encounter, "Lurking wight", hidden=True, hp_max=13, hp=13, hit_dice="3*")
+
+
+class _FormReader(HTMLParser):
+    """The values a browser would send from the first form whose action contains ``action``."""
+
+    def __init__(self, action: str) -> None:
+        super().__init__()
+        self.action, self.inside, self.done = action, False, False
+        self.values: dict[str, str] = {}
+        self.select: str | None = None
+        self.first_option: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if tag == "form" and not self.done and self.action in a.get("action", ""):
+            self.inside = True
+        if not self.inside:
+            return
+        name = a.get("name")
+        if tag == "input" and name:
+            if a.get("type") == "checkbox":
+                if "checked" in a:
+                    self.values[name] = a.get("value") or "on"
+            elif a.get("type") not in {"submit", "button"}:
+                self.values[name] = a.get("value", "")
+        elif tag == "select" and name:
+            self.select, self.first_option = name, None
+        elif tag == "option" and self.select:
+            if self.first_option is None:
+                self.first_option = a.get("value", "")
+            if "selected" in a:
+                self.values[self.select] = a.get("value", "")
+        elif tag == "textarea" and name:
+            self.values[name] = ""
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "select" and self.select:
+            self.values.setdefault(self.select, self.first_option or "")
+            self.select = None
+        elif tag == "form" and self.inside:
+            self.inside, self.done = False, True
+
+
+def form_values(html: str, action: str) -> dict[str, str]:
+    """What submitting the form (action containing ``action``) on a page would send,
+    without the CSRF token: the test client does not check it."""
+    reader = _FormReader(action)
+    reader.feed(html)
+    reader.values.pop("csrfmiddlewaretoken", None)
+    return reader.values

@@ -194,10 +194,10 @@ def test_an_ability_check_modifier_beyond_4_is_a_clear_message(player, fighter, 
     assert not LogEntry.objects.exists()
 
 
-def test_healing_never_raises_hit_points_above_the_maximum(player, fighter, encounter):
+def test_healing_never_raises_hit_points_above_the_maximum(referee, fighter, encounter):
     fighter.hp = 15
     fighter.save()
-    _post(player, encounter, "hit_points", {"actor": fighter.pk, "action": "heal", "amount": 9})
+    _post(referee, encounter, "hit_points", {"actor": fighter.pk, "action": "heal", "amount": 9})
     fighter.refresh_from_db()
     assert fighter.hp == 20
     assert LogEntry.objects.get(encounter=encounter).effects == [{"combatant": fighter.pk, "hp": 5}]
