@@ -8,6 +8,7 @@ through the real view, as several Daphne workers behind a proxy would.
 from __future__ import annotations
 
 import multiprocessing
+import os
 
 import pytest
 from django.db import connections
@@ -16,7 +17,7 @@ from django.urls import reverse
 
 from combat.models import Combatant, Encounter, LogEntry
 
-from .conftest import monster
+from .conftest import form_values, monster
 
 WORKERS = 4
 HITS_EACH = 10
@@ -127,3 +128,106 @@ def test_two_combatants_attacking_each_other_at_once_never_deadlock():
     red.refresh_from_db()
     blue.refresh_from_db()
     assert red.hp == blue.hp == 100 - 2 * HITS_EACH  # each took 1 damage per hit
+
+
+def _edit_stale_forms(slug: str, referee_key: str, target: int, results) -> None:
+    """The referee saves an edit form opened long ago, again and again, changing only AC."""
+    connections.close_all()
+    client = Client()
+    client.get(reverse("referee_link", args=[referee_key]))
+    url = reverse("combatant_edit", args=[slug, target])
+    stale = form_values(client.get(url, HTTP_HX_REQUEST="true").content.decode(), url)
+    codes = []
+    for number in range(HITS_EACH):
+        data = stale | {"ac": str(number % 5), "once": f"edit-{number}-{os.getpid()}"}
+        codes.append(client.post(url, data).status_code)
+    connections.close_all()
+    results.put(codes)
+
+
+def _save_settings(slug: str, referee_key: str, target: int, results) -> None:
+    """The referee saves the encounter settings, as read at the start, again and again."""
+    connections.close_all()
+    client = Client()
+    client.get(reverse("referee_link", args=[referee_key]))
+    url = reverse("encounter_settings", args=[slug])
+    page = client.get(reverse("encounter", args=[slug])).content.decode()
+    stale = form_values(page, url)
+    codes = [client.post(url, stale).status_code for _ in range(HITS_EACH)]
+    connections.close_all()
+    results.put(codes)
+
+
+def _damage_once(slug: str, referee_key: str, target: int, results) -> None:
+    connections.close_all()
+    client = Client()
+    client.get(reverse("referee_link", args=[referee_key]))
+    codes = [
+        client.post(
+            reverse("hit_points", args=[slug]),
+            {"actor": target, "action": "damage", "amount": 1, "once": f"{os.getpid()}-{n}"},
+        ).status_code
+        for n in range(HITS_EACH)
+    ]
+    connections.close_all()
+    results.put(codes)
+
+
+def _run_mixed(encounter: Encounter, target: Combatant, jobs) -> list[int]:
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    connections.close_all()
+    workers = [
+        context.Process(
+            target=job, args=(encounter.slug, encounter.referee_key, target.pk, results)
+        )
+        for job in jobs
+    ]
+    for worker in workers:
+        worker.start()
+    codes = [code for _ in workers for code in results.get(timeout=120)]
+    for worker in workers:
+        worker.join(timeout=30)
+        assert worker.exitcode == 0
+    return codes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stale_edit_and_settings_forms_racing_damage_lose_nothing_and_double_nothing():
+    encounter = Encounter.objects.create(name="Siege")
+    troll = monster(encounter, "Troll", hp_max=5000, hp=5000)
+    codes = _run_mixed(
+        encounter,
+        troll,
+        [_damage_once, _damage_once, _damage_once, _edit_stale_forms, _save_settings],
+    )
+    assert 500 not in codes
+    troll.refresh_from_db()
+    assert troll.hp == 5000 - 3 * HITS_EACH  # every point of damage stands
+    seqs = list(LogEntry.objects.filter(encounter=encounter).values_list("seq", flat=True))
+    assert len(seqs) == len(set(seqs)) == 3 * HITS_EACH
+    encounter.refresh_from_db()
+    assert encounter.seq >= max(seqs)  # the sequence never went backwards
+
+
+def _same_key(slug: str, referee_key: str, target: int, results) -> None:
+    connections.close_all()
+    client = Client()
+    client.get(reverse("referee_link", args=[referee_key]))
+    response = client.post(
+        reverse("hit_points", args=[slug]),
+        {"actor": target, "action": "damage", "amount": 3, "once": "one-tap"},
+    )
+    connections.close_all()
+    results.put([response.status_code])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_form_sent_by_several_processes_at_once_applies_once():
+    encounter = Encounter.objects.create(name="Retry storm")
+    troll = monster(encounter, "Troll", hp_max=100, hp=100)
+    codes = _run_mixed(encounter, troll, [_same_key] * WORKERS)
+    assert codes == [302] * WORKERS  # every sending is answered, as the first one was
+    troll.refresh_from_db()
+    assert troll.hp == 97
+    assert LogEntry.objects.filter(encounter=encounter).count() == 1
