@@ -57,13 +57,22 @@ def panel_reply(
 ) -> HttpResponse:
     """The action panel after a form was shown or posted.
 
-    htmx gets the panel plus the live fragments out of band, so the actor sees the outcome at
-    once even if their websocket is down; a plain browser is redirected after success (so a
-    reload does not roll again) or gets the whole page with the form's messages.
+    htmx gets the panel and its result only: the rest of the page changes through the
+    websocket, as everyone else's does (the change is announced after commit). Out-of-band
+    fragments here would also be lost whenever the button that sent the request was replaced
+    by a live update before the answer came (htmx looks for their targets from that button).
+    A plain browser is redirected after success (so a reload does not roll again) or gets the
+    whole page with the form's messages.
     """
     if done and not request.htmx:
         return redirect(encounter_url(viewer))
     if not request.htmx:
         return page(request, viewer, panel=panel, **extra)
-    context = live_context(viewer) | {"panel": panel, "oob": True} | extra
-    return render(request, "combat/_panel_reply.html", context)
+    encounter = viewer.encounter
+    context = {
+        "viewer": viewer,
+        "encounter": encounter,
+        "show_numbers": viewer.is_referee or encounter.show_foe_hp,
+        "panel": panel,
+    }
+    return render(request, "combat/_panel.html", context | extra)

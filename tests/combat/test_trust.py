@@ -511,3 +511,36 @@ def test_the_database_holds_the_same_bounds(encounter, field, value):
     # PostgreSQL refuses a number too wide for its column before the check (DataError).
     with pytest.raises((IntegrityError, DataError)), transaction.atomic():
         character(encounter, "Hero", **{field: value})
+
+
+# --- 8. Every out-of-band fragment has its target ----------------------------------------------
+
+
+def test_action_answers_carry_only_the_panel(referee, encounter):
+    goblin = monster(encounter, "Goblin", hp_max=9, hp=9)
+    answers = [
+        _damage(referee, encounter, goblin, 2),
+        _post(referee, _url("undo", encounter, 1), {}),
+        _post(referee, _url("combatant_hide", encounter, goblin.pk), {"hidden": "1"}),
+        _post(referee, _url("combatant_delete", encounter, goblin.pk), {}),
+    ]
+    for answer in answers:
+        assert answer.status_code == 200
+        assert "hx-swap-oob" not in answer.content.decode()
+
+
+def test_every_live_fragment_has_its_target_on_the_page_that_receives_it(
+    referee, player, fighter, encounter
+):
+    from combat.access import viewer_of
+    from combat.live import render_snapshot
+
+    monster(encounter, "Goblin")
+    for client in (referee, player):
+        page = _player_page(client, encounter)
+        viewer = viewer_of(client.session, encounter.slug)
+        _seq, snapshot = render_snapshot(viewer, "en")
+        targets = re.findall(r'id="([^"]+)"[^>]*hx-swap-oob', snapshot)
+        assert targets
+        for target in targets:
+            assert f'id="{target}"' in page, target
