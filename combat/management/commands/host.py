@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import ipaddress
 import re
-import signal
 import socket
 import subprocess
 import threading
@@ -15,8 +14,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.utils.module_loading import import_string
+from django.core.management.base import CommandError, CommandParser
+
+from combat.logs import redact_path
+from combat.serving import DaphneCommand
 
 DEFAULT_PORT = 8000
 DEFAULT_BIND = "0.0.0.0"
@@ -175,7 +176,7 @@ def extended_allowed_hosts(
 def apply_allowed_hosts(hosts: list[str]) -> None:
     """Make ``hosts`` the running process's ALLOWED_HOSTS, for requests and websockets alike."""
     if isinstance(settings.ALLOWED_HOSTS, list):
-        # In place: an Origin validator built before now holds this very list object.
+        # In place: anything that kept a reference to the list sees the new hosts too.
         settings.ALLOWED_HOSTS[:] = hosts
     else:
         settings.ALLOWED_HOSTS = hosts
@@ -189,18 +190,15 @@ def player_urls(bind: str, port: int, addresses: Iterable[str]) -> list[str]:
     return [f"http://{host}:{port}/"]
 
 
-class Command(BaseCommand):
+class Command(DaphneCommand):
     help = "Start Fray for your table: migrate, then serve pages and websockets on the LAN."
 
+    default_port = DEFAULT_PORT
+    default_bind = DEFAULT_BIND
+    bind_help = "address to listen on; 0.0.0.0 is every IPv4 interface"
+
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument(
-            "--port", type=int, default=DEFAULT_PORT, help="TCP port (default 8000; 0 picks one)"
-        )
-        parser.add_argument(
-            "--bind",
-            default=DEFAULT_BIND,
-            help="address to listen on (default 0.0.0.0: every IPv4 interface)",
-        )
+        super().add_arguments(parser)
         parser.add_argument(
             "--allowed-host",
             action="append",
@@ -210,33 +208,12 @@ class Command(BaseCommand):
             help="another name players may use for this machine (repeatable)",
         )
 
-    def handle(self, *args: Any, **options: Any) -> None:
-        in_main_thread = threading.current_thread() is threading.main_thread()
-        if in_main_thread:
-            previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-            # Ctrl-C stops the table even when a launcher started us with SIGINT ignored (a
-            # background job); until the server installs its own handlers, SIGTERM stops as
-            # quietly as Ctrl-C.
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
-        try:
-            self._host(options)
-        except KeyboardInterrupt:
-            self.stdout.write("\nFray stopped.")
-        finally:
-            if in_main_thread:
-                for sig, handler in previous.items():
-                    if handler is not None:
-                        signal.signal(sig, handler)
-
-    def _host(self, options: dict[str, Any]) -> None:
+    def serve(self, options: dict[str, Any]) -> None:
         port: int = options["port"]
-        bind: str = options["bind"].strip()
+        bind: str = options["bind"].strip() or DEFAULT_BIND
         verbosity: int = options["verbosity"]
-        if not 0 <= port <= 65535:
-            raise CommandError(f"--port must be between 0 and 65535, not {port}")
 
-        self._prepare_data_folder()
+        self.prepare_data_folder()
         call_command("migrate", interactive=False, verbosity=max(verbosity - 1, 0))
 
         hostname = socket.gethostname()
@@ -246,32 +223,13 @@ class Command(BaseCommand):
         )
         apply_allowed_hosts(hosts)
 
-        # Imported only now, so the websocket Origin check sees the extended list.
-        from daphne.endpoints import build_endpoint_description_strings
-        from daphne.server import Server
-
-        application = import_string(settings.ASGI_APPLICATION)
-        server = Server(
-            application=application,
-            endpoints=build_endpoint_description_strings(host=bind or DEFAULT_BIND, port=port),
-            signal_handlers=True,
-            action_logger=self._log_action if verbosity >= 2 else None,
+        self.run_daphne(
+            bind=bind,
+            port=port,
             verbosity=verbosity,
-            ready_callable=lambda: self._announce(server, bind, port, addresses),
+            action_logger=self._log_action if verbosity >= 2 else None,
+            ready=lambda server: self._announce(server, bind, port, addresses),
         )
-        server.run()
-        if not server.listening_addresses:
-            raise CommandError(f"Could not listen on {bind}:{port} (is the port in use?)")
-        self.stdout.write("Fray stopped.")
-
-    def _prepare_data_folder(self) -> None:
-        database = settings.DATABASES["default"]
-        if database["ENGINE"] == "django.db.backends.sqlite3":
-            Path(database["NAME"]).parent.mkdir(parents=True, exist_ok=True)
-        static_root = settings.STATIC_ROOT
-        if static_root and Path(static_root).is_relative_to(settings.DATA_DIR):
-            # WhiteNoise warns about a missing STATIC_ROOT; files come from the finders anyway.
-            Path(static_root).mkdir(parents=True, exist_ok=True)
 
     def _announce(self, server: Any, bind: str, port: int, addresses: list[str]) -> None:
         if server.listening_addresses:
@@ -308,11 +266,11 @@ class Command(BaseCommand):
             self.stdout.write(drawing.getvalue(), ending="")
 
     def _log_action(self, protocol: str, action: str, details: dict[str, Any]) -> None:
+        # The referee key and join token are in paths: never printed (combat/logs.py).
+        path = redact_path(str(details.get("path", "")))
         if protocol == "http" and action == "complete":
-            self.stdout.write("HTTP {method} {path} {status} [{client}]".format(**details))
+            self.stdout.write(
+                f"HTTP {details['method']} {path} {details['status']} [{details['client']}]"
+            )
         elif protocol == "websocket" and action in {"connected", "disconnected", "rejected"}:
-            self.stdout.write(f"WebSocket {action} {details['path']} [{details['client']}]")
-
-
-def _raise_keyboard_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+            self.stdout.write(f"WebSocket {action} {path} [{details['client']}]")
