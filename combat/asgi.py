@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels behind an Origin check."""
+"""ASGI entry point: HTTP through Django, websockets through Channels behind a same-origin check."""
 
 from __future__ import annotations
 
@@ -7,21 +7,20 @@ import os
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "combat.settings")
 
 from channels.routing import ProtocolTypeRouter, URLRouter
-from channels.security.websocket import AllowedHostsOriginValidator
 from channels.sessions import SessionMiddlewareStack
 from django.core.asgi import get_asgi_application
 
 django_asgi_app = get_asgi_application()
 
+from .middleware import SameOriginWebsocket  # noqa: E402
 from .routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        # Websocket frames get no CSRF check: the Origin check against ALLOWED_HOSTS is the
-        # defence, so ALLOWED_HOSTS lists real names and addresses, never "*".
-        "websocket": AllowedHostsOriginValidator(
-            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        # Websocket frames get no CSRF check: the defence is that the Origin is the very
+        # origin of the page (scheme, host and port of the request, the host in ALLOWED_HOSTS),
+        # so ALLOWED_HOSTS lists real names and addresses, never "*".
+        "websocket": SameOriginWebsocket(SessionMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

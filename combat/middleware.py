@@ -1,0 +1,149 @@
+"""Middleware: private pages stay out of caches, refusals are answers, sockets are same-origin.
+
+Two Django middlewares (``PrivatePagesMiddleware``, ``QuietRefusalsMiddleware``) and one ASGI
+guard for websockets (``SameOriginWebsocket``), which ``combat/asgi.py`` puts in front of every
+socket.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from channels.security.websocket import WebsocketDenier
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.core.handlers.exception import get_exception_response
+from django.http import HttpRequest, HttpResponse
+from django.http.request import split_domain_port, validate_host
+from django.urls import get_resolver, get_urlconf
+from django.utils.cache import patch_cache_control
+
+Scope = MutableMapping[str, Any]
+ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Any]
+
+# An encounter's pages and the two capability links: what they show depends on who asks, and
+# a shared or back-button cache would show it to the next person on that phone or proxy.
+_PRIVATE_PATH = re.compile(r"^/(?:e|r|join)/")
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class PrivatePagesMiddleware:
+    """``Cache-Control: no-store`` on private pages; COOP only where a browser honours it."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if _PRIVATE_PATH.match(request.path_info):
+            patch_cache_control(response, private=True, no_store=True)
+        # Over plain HTTP a browser ignores Cross-Origin-Opener-Policy and logs a console error
+        # on every page, which is every page on a LAN table; so it is sent on HTTPS only
+        # (SECURE_CROSS_ORIGIN_OPENER_POLICY is None in settings for that reason).
+        if request.is_secure() and "Cross-Origin-Opener-Policy" not in response:
+            response["Cross-Origin-Opener-Policy"] = "same-origin"
+        return response
+
+
+class QuietRefusalsMiddleware:
+    """A ``PermissionDenied`` becomes its 403 page here, as Django would make it, so the log
+    gets Django's one ``Forbidden: /path`` line instead of a traceback: a player who tries a
+    referee's action is not a server error."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, PermissionDenied):
+            return get_exception_response(request, get_resolver(get_urlconf()), 403, exception)
+        return None
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            try:
+                return value.decode("latin-1")
+            except (AttributeError, UnicodeDecodeError):
+                return None
+    return None
+
+
+def _is_secure(scope: Scope) -> bool:
+    """Whether the page this socket belongs to was served over HTTPS: ``wss``, or the proxy
+    header Django trusts for requests (SECURE_PROXY_SSL_HEADER, set by ``serve
+    --proxy-headers``) says so."""
+    if scope.get("scheme") == "wss":
+        return True
+    if settings.SECURE_PROXY_SSL_HEADER:
+        meta_name, secure_value = settings.SECURE_PROXY_SSL_HEADER
+        if meta_name.startswith("HTTP_"):
+            header = meta_name[len("HTTP_") :].lower().replace("_", "-").encode("latin-1")
+            value = _header(scope, header)
+            if value is not None:
+                return value.split(",", 1)[0].strip() == secure_value
+    return False
+
+
+def _host_and_port(netloc: str, scheme: str) -> tuple[str, int] | None:
+    """``(host, port)`` of a ``host[:port]``, the port defaulted by the scheme; None if bad."""
+    try:
+        parts = urlsplit(f"//{netloc}")
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    if not host or parts.username is not None or parts.password is not None or parts.path:
+        return None
+    return host.rstrip(".").lower(), port if port is not None else DEFAULT_PORTS[scheme]
+
+
+def _allowed_hosts() -> Iterable[str]:
+    allowed = settings.ALLOWED_HOSTS
+    if settings.DEBUG and not allowed:  # as Django's own request.get_host() does
+        return [".localhost", "127.0.0.1", "[::1]"]
+    return allowed
+
+
+def same_origin(scope: Scope) -> bool:
+    """Whether a websocket comes from a page Fray served: its Origin is the very origin of the
+    request (``http`` for ``ws``, ``https`` for ``wss``; the host and port of the Host header)
+    and that host is allowed. A page on another port or scheme of an allowed host is another
+    site, as far as the browser is concerned, and gets no socket."""
+    scheme = "https" if _is_secure(scope) else "http"
+    origin = _header(scope, b"origin")
+    host = _header(scope, b"host")
+    if settings.USE_X_FORWARDED_HOST:  # the same host Django's requests would see
+        host = _header(scope, b"x-forwarded-host") or host
+    if not origin or not host:
+        return False
+    try:
+        origin_parts = urlsplit(origin)
+    except ValueError:
+        return False
+    if origin_parts.scheme.lower() != scheme or origin_parts.path not in {"", "/"}:
+        return False
+    origin_host = _host_and_port(origin_parts.netloc, scheme)
+    request_host = _host_and_port(host, scheme)
+    if origin_host is None or origin_host != request_host:
+        return False
+    domain, _port = split_domain_port(host)
+    return bool(domain) and validate_host(domain, _allowed_hosts())
+
+
+class SameOriginWebsocket:
+    """Refuse a websocket handshake unless ``same_origin``: websocket frames get no CSRF
+    check, so this is what keeps another site's page from opening a socket to the table."""
+
+    def __init__(self, application: ASGIApp) -> None:
+        self.application = application
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> Any:
+        if scope["type"] == "websocket" and not same_origin(scope):
+            return await WebsocketDenier()(scope, receive, send)
+        return await self.application(scope, receive, send)
