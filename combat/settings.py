@@ -69,7 +69,7 @@ def _secret_key() -> str:
     try:
         return key_file.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
-        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        DATA_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)  # private: the key, the database
         key = secrets.token_urlsafe(50)
         # O_EXCL: two processes starting at once agree on the first key written.
         try:
@@ -100,6 +100,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "combat.middleware.PrivatePagesMiddleware",
+    "combat.middleware.QuietRefusalsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -211,6 +213,7 @@ LANGUAGES = [
 ]
 LOCALE_PATHS = [BASE_DIR / "combat" / "locale"]
 LANGUAGE_COOKIE_AGE = 60 * 60 * 24 * 365
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 USE_I18N = True
 USE_TZ = True
 TIME_ZONE = "UTC"
@@ -219,6 +222,7 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "static"
 try:  # whitenoise expects the folder even though it serves from the finders
+    DATA_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
     STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 except OSError:
     pass
@@ -228,14 +232,16 @@ STORAGES = {
 }
 # Serve straight from the app folders: `host` needs no collectstatic step.
 WHITENOISE_USE_FINDERS = True
-WHITENOISE_AUTOREFRESH = DEBUG
+WHITENOISE_AUTOREFRESH = DEBUG  # host and serve force it off with DEBUG (combat/serving.py)
 
 # Security headers that make sense on plain-HTTP LAN hosting; the HTTPS ones are documented
 # as deliberately off in README (``check --deploy`` warns about exactly those).
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+# Browsers ignore COOP over plain HTTP and log an error on every page; combat.middleware sends
+# it on HTTPS requests only.
+SECURE_CROSS_ORIGIN_OPENER_POLICY = None
 # --- `check --deploy` on plain HTTP (owned by the host command's author; see README) ---
 # Fray is served over plain HTTP on a LAN, so these four HTTPS-only settings must stay off:
 # secure-only cookies would never reach the server, and an SSL redirect or HSTS would lock
@@ -264,11 +270,36 @@ CONTENT_SECURITY_POLICY = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # The referee key and join token are capabilities in URL paths (/r/<key>/, /join/<token>/):
+    # every handler redacts them, so no log line hands out the table (combat/logs.py).
+    "filters": {"redact_capabilities": {"()": "combat.logs.RedactCapabilities"}},
+    "formatters": {
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        }
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["redact_capabilities"]},
+        # runserver's access log, as Django configures it, but redacted.
+        "django.server": {
+            "class": "logging.StreamHandler",
+            "formatter": "django.server",
+            "level": "INFO",
+            "filters": ["redact_capabilities"],
+        },
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
-    # A request naming another host gets its 400; a traceback in the referee's terminal for
-    # every such probe on a LAN is noise.
-    "loggers": {"django.security.DisallowedHost": {"handlers": [], "propagate": False}},
+    "loggers": {
+        # Django's own console handler (DEBUG only) would print every line a second time,
+        # unredacted; its lines reach the root handler anyway.
+        "django": {"handlers": [], "level": "INFO"},
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+        # A request naming another host gets its 400; a traceback in the referee's terminal
+        # for every such probe on a LAN is noise.
+        "django.security.DisallowedHost": {"handlers": [], "propagate": False},
+    },
 }
 
 # Where players reach this machine (``http://192.168.1.20:8000/``): links and QR codes shown to
