@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.cookiejar
 import os
 import re
 import signal
@@ -13,15 +14,14 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
-from channels.security.websocket import AllowedHostsOriginValidator
 from django.conf import settings as django_settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from combat.management.commands import host
+from combat.middleware import same_origin
 
 IP_OUTPUT = """\
 1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever
@@ -178,20 +178,20 @@ def test_it_refuses_a_wildcard_allowed_host() -> None:
 def test_the_websocket_origin_check_accepts_the_lan_address_once_applied(settings) -> None:
     settings.ALLOWED_HOSTS = ["localhost"]
 
-    async def app(scope, receive, send) -> None:  # pragma: no cover - never called
-        pass
+    def scope(origin: str, host_header: str) -> dict:
+        headers = [(b"origin", origin.encode()), (b"host", host_header.encode())]
+        return {"type": "websocket", "headers": headers}
 
-    # Built before the hosts are applied, as the ASGI module may be imported early.
-    validator = AllowedHostsOriginValidator(app)
-    lan_origin = urlparse("http://192.168.1.23:8000")
-    assert not validator.valid_origin(lan_origin)
+    lan = scope("http://192.168.1.23:8000", "192.168.1.23:8000")
+    assert not same_origin(lan)
 
     host.apply_allowed_hosts(["localhost", "laptop.local", "192.168.1.23"])
 
     assert django_settings.ALLOWED_HOSTS == ["localhost", "laptop.local", "192.168.1.23"]
-    assert validator.valid_origin(lan_origin)
-    assert validator.valid_origin(urlparse("http://laptop.local:8000"))
-    assert not validator.valid_origin(urlparse("http://evil.example"))
+    assert same_origin(lan)
+    assert same_origin(scope("http://laptop.local:8000", "laptop.local:8000"))
+    assert not same_origin(scope("http://evil.example", "laptop.local:8000"))
+    assert not same_origin(scope("http://laptop.local:9999", "laptop.local:8000"))
 
 
 @pytest.mark.parametrize(
@@ -310,3 +310,190 @@ def test_it_serves_pages_and_static_files_then_stops_cleanly_on_ctrl_c(tmp_path:
     assert returncode == 0, text
     assert "Traceback" not in text
     assert "Fray stopped." in text
+
+
+# --- end to end: secrets never in the output, DEBUG off, a private data folder ---------------
+
+# Shaped like real ones (secrets.token_urlsafe); the redaction does not care whether they work.
+REFEREE_KEY = "kEy-0f-tHe_rEfErEe-9x8w7v6u5t4s3r2q"
+JOIN_TOKEN = "t0KeN_0f-tHe-TaBlE1"
+
+
+def _start(
+    tmp_path: Path, command: list[str], extra_env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], _Output]:
+    env = {key: value for key, value in os.environ.items() if key not in SCALE_OUT_ENV}
+    env |= {"FRAY_DATA_DIR": str(tmp_path / "fray-data"), "PYTHONUNBUFFERED": "1"}
+    env |= extra_env or {}
+    manage = Path(django_settings.BASE_DIR) / "manage.py"
+    process = subprocess.Popen(
+        [sys.executable, str(manage), *command],
+        cwd=django_settings.BASE_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    return process, _Output(process)
+
+
+def _stop(process: subprocess.Popen[str], output: _Output) -> str:
+    try:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=STOP_SECONDS)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return output.text()
+
+
+def _fetch(
+    opener: urllib.request.OpenerDirector,
+    url: str,
+    method: str = "GET",
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, str], bytes]:
+    data = b"" if method == "POST" else None
+    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    try:
+        with opener.open(request, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def _websocket_close_code(port: int, path: str) -> int | None:
+    """Open a websocket on ``path`` like a browser on the page would, and return the code the
+    server closes it with (just enough RFC 6455 for that)."""
+    key = "dGhlIHNhbXBsZSBub25jZQ=="
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(
+            (
+                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                f"Origin: http://127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                f"Sec-WebSocket-Key: {key}\r\n\r\n"
+            ).encode()
+        )
+        received = b""
+        while b"\r\n\r\n" not in received or len(received.partition(b"\r\n\r\n")[2]) < 4:
+            chunk = connection.recv(4096)
+            if not chunk:
+                break
+            received += chunk
+    head, _, frames = received.partition(b"\r\n\r\n")
+    if b" 101 " not in head.split(b"\r\n", 1)[0] + b" ":
+        return None
+    if len(frames) >= 4 and frames[0] == 0x88:  # a close frame, unmasked, short payload
+        return int.from_bytes(frames[2:4], "big")
+    return None
+
+
+def _visit_capability_paths(base: str, port: int) -> None:
+    """Everything that used to put a referee key or join token in the log."""
+    jar = http.cookiejar.CookieJar()
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    assert _fetch(browser, base)[0] == 200  # the CSRF cookie
+    csrf = next(cookie.value for cookie in jar if cookie.name == "csrftoken")
+    assert _fetch(browser, f"{base}r/{REFEREE_KEY}/")[0] == 404
+    assert _fetch(browser, f"{base}join/{JOIN_TOKEN}/")[0] == 404
+    assert _fetch(browser, f"{base}r/{REFEREE_KEY}/", "POST", {"X-CSRFToken": csrf})[0] == 405
+    assert _fetch(urllib.request.build_opener(), f"{base}r/{REFEREE_KEY}/", "POST")[0] == 403
+    assert _websocket_close_code(port, f"/join/{JOIN_TOKEN}/") == 4404
+
+
+def _assert_no_secrets(text: str) -> None:
+    assert REFEREE_KEY not in text, text
+    assert JOIN_TOKEN not in text, text
+    assert "Traceback" not in text, text
+
+
+def test_the_host_log_never_shows_a_referee_key_or_join_token(tmp_path: Path) -> None:
+    # -v 2: the access log too, on top of the default log's refusals and missing pages.
+    process, output = _start(tmp_path, ["host", "--port", "0", "--bind", "127.0.0.1", "-v", "2"])
+    try:
+        base = output.wait_for(r"(http://127\.0\.0\.1:\d+/)", STARTUP_SECONDS).group(1)
+        port = int(base.rsplit(":", 1)[1].strip("/"))
+        _visit_capability_paths(base, port)
+        # The lines are there, redacted: the test would prove nothing if they were missing.
+        output.wait_for(r"Method Not Allowed.*/r/\[redacted\]/", STARTUP_SECONDS)
+        output.wait_for(r"Not Found: /join/\[redacted\]/", STARTUP_SECONDS)
+        output.wait_for(r"HTTP POST /r/\[redacted\]/ 405", STARTUP_SECONDS)
+        output.wait_for(r"WebSocket connected /join/\[redacted\]/", STARTUP_SECONDS)
+    finally:
+        text = _stop(process, output)
+    _assert_no_secrets(text)
+
+
+def test_a_serve_worker_serves_with_debug_off_and_a_redacted_access_log(tmp_path: Path) -> None:
+    env = {"DEBUG": "1"}
+    migrate, migrate_output = _start(tmp_path, ["migrate", "-v", "0"], env)
+    assert migrate.wait(timeout=STARTUP_SECONDS) == 0, migrate_output.text()
+    process, output = _start(
+        tmp_path, ["serve", "--port", "0", "--bind", "127.0.0.1", "--access-log"], env
+    )
+    try:
+        base = output.wait_for(
+            r"Fray worker listening on (http://127\.0\.0\.1:\d+/)", STARTUP_SECONDS
+        ).group(1)
+        port = int(base.rsplit(":", 1)[1].strip("/"))
+        _visit_capability_paths(base, port)
+        output.wait_for(r'"POST /r/\[redacted\]/" 405', STARTUP_SECONDS)
+        output.wait_for(r'"GET /join/\[redacted\]/" 404', STARTUP_SECONDS)
+        output.wait_for(r"WSCONNECT /join/\[redacted\]/", STARTUP_SECONDS)
+        output.wait_for(r"Method Not Allowed.*/r/\[redacted\]/", STARTUP_SECONDS)
+
+        # DEBUG=1 in the environment, yet no debug page and WhiteNoise's production caching.
+        status, _headers, page = _fetch(urllib.request.build_opener(), f"{base}no/such/page/")
+        assert status == 404
+        assert b"URLconf" not in page and b"DEBUG = True" not in page
+        status, headers, _ = _fetch(
+            urllib.request.build_opener(), f"{base}static/django_htmx/htmx-2.min.js"
+        )
+        assert status == 200 and "max-age=60" in headers.get("Cache-Control", "")
+    finally:
+        text = _stop(process, output)
+    _assert_no_secrets(text)
+    assert "Fray stopped." in text
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_host_serves_with_debug_off_and_makes_an_older_data_folder_private(
+    tmp_path: Path,
+) -> None:
+    data_dir = tmp_path / "fray-data"
+    data_dir.mkdir()
+    os.chmod(data_dir, 0o755)
+    secret_key = data_dir / "secret_key"
+    secret_key.write_text("an older key, readable by anyone")
+    os.chmod(secret_key, 0o644)
+    database = data_dir / "fray.sqlite3"
+    database.touch()
+    os.chmod(database, 0o644)
+
+    process, output = _start(
+        tmp_path, ["host", "--port", "0", "--bind", "127.0.0.1"], {"DEBUG": "1"}
+    )
+    try:
+        base = output.wait_for(r"(http://127\.0\.0\.1:\d+/)", STARTUP_SECONDS).group(1)
+        assert _fetch(urllib.request.build_opener(), base)[0] == 200  # the database is in use
+        status, _headers, page = _fetch(urllib.request.build_opener(), f"{base}no/such/page/")
+        assert status == 404 and b"URLconf" not in page
+        status, headers, _ = _fetch(
+            urllib.request.build_opener(), f"{base}static/django_htmx/htmx-2.min.js"
+        )
+        assert "max-age=60" in headers.get("Cache-Control", "")
+
+        def mode(path: Path) -> int:
+            return path.stat().st_mode & 0o777
+
+        assert mode(data_dir) == 0o700
+        assert mode(secret_key) == 0o600
+        for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
+            assert path.exists(), path
+            assert mode(path) == 0o600, path
+    finally:
+        text = _stop(process, output)
+    assert "Traceback" not in text, text

@@ -171,3 +171,153 @@ async def test_a_snapshot_shows_every_change_to_a_row_it_has_shown_before(table)
     await sync_to_async(referee.post)(reverse("combatant_hide", args=[encounter.slug, wight.pk]))
     assert "Wight" not in await player_ws.receive_from(timeout=5)  # hidden again
     await player_ws.disconnect()
+
+
+# --- hardening: origins, unknown paths, bad frames, sync floods ----------------------------
+
+
+def _with_headers(communicator, **headers: str):
+    replaced = {name.encode(): value.encode() for name, value in headers.items()}
+    communicator.scope["headers"] = [
+        (k, replaced.pop(k, v)) for k, v in communicator.scope["headers"]
+    ] + list(replaced.items())
+    return communicator
+
+
+async def test_a_page_on_another_port_of_the_same_host_is_refused(table):
+    encounter, referee, *_ = table
+    communicator = _with_headers(
+        _connect(referee, encounter.slug), origin="http://localhost:9999", host="localhost:8000"
+    )
+    connected, _code = await communicator.connect()
+    assert not connected
+
+
+async def test_a_page_on_the_same_host_and_port_is_served(table):
+    encounter, referee, *_ = table
+    communicator = _with_headers(
+        _connect(referee, encounter.slug), origin="http://localhost:8000", host="localhost:8000"
+    )
+    connected, _code = await communicator.connect()
+    assert connected
+    assert "Goblin" in await communicator.receive_from(timeout=5)
+    await communicator.disconnect()
+
+
+def _no_tracebacks(caplog) -> None:
+    noisy = [r for r in caplog.records if r.exc_info or r.exc_text or r.levelno >= 40]
+    assert not noisy, [r.getMessage() for r in noisy]
+
+
+async def test_an_unknown_socket_path_is_closed_cleanly_without_a_traceback(table, caplog):
+    communicator = WebsocketCommunicator(
+        application,
+        "/ws/nowhere/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
+    await communicator.connect()
+    assert await communicator.receive_output(timeout=5) == {"type": "websocket.close", "code": 4404}
+    _no_tracebacks(caplog)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "[" * 1000 + "]" * 1000,
+        '{"a":' * 1000 + "1" + "}" * 1000,
+        "[" * 120 + "]" * 120,  # short enough to be parsed
+        '{"type": "sync", "pad": "' + "x" * 10_000 + '"}',
+        '"sync"',
+    ],
+)
+async def test_a_malformed_or_oversized_frame_is_ignored_and_the_socket_lives_on(
+    table, caplog, frame
+):
+    encounter, _referee, player, *_ = table
+    player_ws, _ = await _open(player, encounter.slug)
+    await player_ws.send_to(text_data=frame)
+    await player_ws.send_to(bytes_data=b"\x00" * 64)
+    await player_ws.send_json_to({"type": "sync"})
+    # Frames are handled in order: the answer to the sync proves the others were survived.
+    assert "Goblin" in await player_ws.receive_from(timeout=5)
+    await player_ws.disconnect()
+    _no_tracebacks(caplog)
+
+
+class _Window:
+    """A sync window under the test's control: a clock that moves only when told, and an end
+    of window that comes only when released."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self.time = 1000.0
+        self.waits: list[float] = []
+        self.release = asyncio.Event()
+
+    def now(self) -> float:
+        return self.time
+
+    async def wait(self, delay: float) -> None:
+        self.waits.append(delay)
+        await self.release.wait()
+
+
+async def _until(condition, what: str) -> None:
+    import asyncio
+
+    for _ in range(1000):  # a deadline for a broken test, not a measurement
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    pytest.fail(f"never happened: {what}")
+
+
+async def test_a_flood_of_sync_requests_costs_a_burst_and_one_deferred_snapshot(table, monkeypatch):
+    from combat import consumers
+
+    window = _Window()
+    monkeypatch.setattr(consumers.EncounterConsumer, "SYNC_BURST", 3)
+    monkeypatch.setattr(consumers.EncounterConsumer, "SYNC_WINDOW", 2.0)
+    monkeypatch.setattr(consumers.EncounterConsumer, "_now", staticmethod(window.now))
+    monkeypatch.setattr(consumers.EncounterConsumer, "_wait", staticmethod(window.wait))
+    renders = []
+    real_render = consumers.render_snapshot
+
+    def counting_render(viewer, language):
+        renders.append(language)
+        return real_render(viewer, language)
+
+    monkeypatch.setattr(consumers, "render_snapshot", counting_render)
+    handled = []
+    real_receive = consumers.EncounterConsumer.receive
+
+    async def counting_receive(self, text_data=None, bytes_data=None):
+        await real_receive(self, text_data, bytes_data)
+        handled.append(text_data)
+
+    monkeypatch.setattr(consumers.EncounterConsumer, "receive", counting_receive)
+
+    encounter, _referee, player, *_ = table
+    player_ws, _ = await _open(player, encounter.slug)
+    assert len(renders) == 1  # the snapshot on connect
+
+    for _ in range(500):
+        await player_ws.send_json_to({"type": "sync"})
+    for _ in range(3):  # the burst, answered at once
+        assert "Goblin" in await player_ws.receive_from(timeout=5)
+    await _until(lambda: len(handled) == 500, "every sync request handled")
+    assert len(renders) == 1 + 3
+    assert window.waits == [2.0]  # one snapshot deferred to the end of the window, no more
+
+    window.release.set()  # the window ends
+    assert "Goblin" in await player_ws.receive_from(timeout=5)
+    assert len(renders) == 1 + 3 + 1
+
+    window.time += 2.0  # a new window: a sync is answered at once again
+    window.release.clear()
+    await player_ws.send_json_to({"type": "sync"})
+    assert "Goblin" in await player_ws.receive_from(timeout=5)
+    assert len(renders) == 1 + 3 + 1 + 1
+    assert await player_ws.receive_nothing(timeout=0.1)
+    await player_ws.disconnect()
