@@ -63,14 +63,14 @@ class Viewer:
         return self.is_referee or self.encounter.players_adjust_hp
 
 
-def _referee_mark(encounter: Encounter) -> str:
+def referee_mark(encounter: Encounter) -> str:
     # A digest, not the key: the signed session cookie is readable by its browser.
     return hashlib.sha256(encounter.referee_key.encode()).hexdigest()[:32]
 
 
 def grant_referee(session: MutableMapping[str, Any], encounter: Encounter) -> None:
     refereed = dict(session.get(REFEREE_KEY, {}))
-    refereed[str(encounter.pk)] = _referee_mark(encounter)
+    refereed[str(encounter.pk)] = referee_mark(encounter)
     session[REFEREE_KEY] = refereed
 
 
@@ -93,7 +93,7 @@ def seat_in(session: MutableMapping[str, Any], encounter: Encounter) -> Seat | N
 
 
 def viewer_from_session(session: MutableMapping[str, Any], encounter: Encounter) -> Viewer | None:
-    if session.get(REFEREE_KEY, {}).get(str(encounter.pk)) == _referee_mark(encounter):
+    if session.get(REFEREE_KEY, {}).get(str(encounter.pk)) == referee_mark(encounter):
         return Viewer(encounter, is_referee=True, seat=None)
     seat = seat_in(session, encounter)
     if seat is not None:

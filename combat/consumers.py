@@ -1,10 +1,17 @@
-"""The encounter's websocket: joins its group and sends each viewer their own snapshot."""
+"""The encounter's websocket: joins its group, and brings its page up to date on every change.
+
+What it sends comes from this process's hub for the encounter (``combat.hub``): the change
+loaded once and rendered once per audience, a delta when the page is at the view before, a
+full snapshot when it is not. Who may look is judged again on every change, from the state
+the hub loaded: no database query per socket.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import time
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
@@ -12,8 +19,9 @@ from django.conf import settings
 from django.utils.translation import get_supported_language_variant
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from .access import Viewer, viewer_of
-from .live import render_snapshot
+from . import hub
+from .access import REFEREE_KEY, Viewer, viewer_of
+from .live import audience_of
 
 # The one message a browser sends is {"type": "sync"}; anything longer is not from our page,
 # and is dropped before parsing (deeply nested JSON would exhaust the parser's recursion).
@@ -42,26 +50,34 @@ class EncounterConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.group = None
+        self.hub: hub.TableHub | None = None
         self.sync_window_start = float("-inf")
         self.syncs_in_window = 0
         self.deferred_sync: asyncio.Future[None] | None = None
-        viewer = await self._viewer()
+        viewer, self.mark = await self._viewer()
         if viewer is None:
             # Accept, then close with a code the page can read: a refused handshake looks
             # like a dropped connection (1006), which the browser would retry for ever.
             await self.accept()
             await self.close(code=4403)
             return
-        self.group = viewer.encounter.group_name
-        self.language = language_of(self.scope)
-        self.sent_seq = -1
+        encounter = viewer.encounter
+        self.group = encounter.group_name
+        self.audience = audience_of(viewer, language_of(self.scope))
+        # The number the page was rendered at: nothing to send if it is still the latest.
+        self.sent_seq = _page_seq(self.scope)
+        self.asked_seq = self.sent_seq
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        await self._send_snapshot()
+        self.hub = hub.join(encounter.pk, self)
+        await self._catch_up(encounter.seq)
 
     async def disconnect(self, code: int) -> None:
         if self.deferred_sync is not None:
             self.deferred_sync.cancel()
+        if self.hub is not None:
+            hub.leave(self.hub.encounter_id, self)
+            self.hub = None
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
@@ -76,10 +92,13 @@ class EncounterConsumer(AsyncWebsocketConsumer):
         except (ValueError, RecursionError):
             return
         if isinstance(message, dict) and message.get("type") == "sync":
+            seq = message.get("seq")
+            # The number the page shows; a page that does not say gets a full snapshot.
+            self.asked_seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else -1
             await self._sync_requested()
 
     async def _sync_requested(self) -> None:
-        """A snapshot now for the first few requests in a window; later ones in the same
+        """An answer now for the first few requests in a window; later ones in the same
         window are coalesced into one snapshot at its end. A browser that asks too often still
         ends up current, and a script that asks thousands of times costs a render or two."""
         now = self._now()
@@ -87,7 +106,7 @@ class EncounterConsumer(AsyncWebsocketConsumer):
             self.sync_window_start, self.syncs_in_window = now, 0
         self.syncs_in_window += 1
         if self.syncs_in_window <= self.SYNC_BURST:
-            await self._send_snapshot()
+            await self._answer_check()
         elif self.deferred_sync is None:
             delay = self.sync_window_start + self.SYNC_WINDOW - now
             self.deferred_sync = asyncio.ensure_future(self._sync_later(delay))
@@ -100,7 +119,7 @@ class EncounterConsumer(AsyncWebsocketConsumer):
 
     async def sync_deferred(self, event: dict) -> None:
         self.deferred_sync = None
-        await self._send_snapshot()
+        await self._answer_check()
 
     # Injectable for tests: the clock and the wait that ends a window.
     @staticmethod
@@ -112,29 +131,62 @@ class EncounterConsumer(AsyncWebsocketConsumer):
         await asyncio.sleep(delay)
 
     async def encounter_changed(self, event: dict) -> None:
-        # Changes in a burst: a snapshot already sent shows this one too, so skip the render.
-        if event.get("seq", 0) > self.sent_seq:
-            await self._send_snapshot()
+        # Changes in a burst: a message already sent shows this one too.
+        if self.hub is not None and event.get("seq", 0) > self.sent_seq:
+            await self._catch_up(event["seq"])
 
-    async def _send_snapshot(self) -> None:
-        snapshot = await self._render()
-        if snapshot is None:  # the encounter is gone, or this browser lost its seat
+    async def _answer_check(self) -> None:
+        """A page's check: the number alone when it shows the latest, else what it lacks
+        (from the number it says it shows)."""
+        if self.hub is None:
+            return
+        current = await self.hub.current_seq()
+        if current is None:
             await self.close(code=4404)
             return
-        self.sent_seq, html = snapshot
-        await self.send(text_data=html)
+        self.sent_seq = self.asked_seq
+        if self.asked_seq == current:
+            view = await self.hub.view(self.audience, current)
+            if view is not None and await self._still_allowed():
+                await self.send(text_data=view.marker())
+            return
+        await self._catch_up(current)
+
+    async def _catch_up(self, at_least: int) -> None:
+        view = await self.hub.view(self.audience, at_least)
+        if view is None:  # the encounter is gone
+            await self.close(code=4404)
+            return
+        if not await self._still_allowed():
+            return
+        if view.seq == self.sent_seq:  # the page shows this already
+            return
+        message = view.message(self.sent_seq)
+        self.sent_seq = view.seq
+        await self.send(text_data=message)
+
+    async def _still_allowed(self) -> bool:
+        """Judged on every message from the state the hub loaded: a removed seat, or a
+        referee link replaced since this browser opened it, ends the socket."""
+        state = self.hub.state if self.hub is not None else None
+        if state is None or state.allows(self.audience, self.mark):
+            return True
+        await self.close(code=4403 if self.audience.referee else 4404)
+        return False
 
     @database_sync_to_async
-    def _viewer(self) -> Viewer | None:
-        return _load_viewer(self.scope)
-
-    @database_sync_to_async
-    def _render(self) -> tuple[int, str] | None:
-        # The role is judged again on every message: a removed seat stops receiving.
+    def _viewer(self) -> tuple[Viewer | None, str | None]:
+        """Who this socket's browser is, and its referee mark (kept to judge it again)."""
         viewer = _load_viewer(self.scope)
-        if viewer is None:
-            return None
-        return render_snapshot(viewer, self.language)
+        if viewer is None or not viewer.is_referee:
+            return viewer, None
+        return viewer, self.scope["session"][REFEREE_KEY][str(viewer.encounter.pk)]
+
+
+def _page_seq(scope: dict) -> int:
+    """The sequence number the page was rendered at (``?seq=``), or -1 if it does not say."""
+    values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("seq", [])
+    return int(values[0]) if values and values[0].isdigit() and len(values[0]) < 20 else -1
 
 
 def _load_viewer(scope: dict) -> Viewer | None:

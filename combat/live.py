@@ -1,53 +1,77 @@
-"""Live updates: announce a change after commit, and render what one viewer may see.
+"""Live updates: announce a change after commit, and render what each audience sees.
 
-A broadcast carries only the encounter's sequence number; each connected consumer renders the
-fragments for its own viewer (role, seat, language). Every message is a full snapshot of the
-live fragments, so a message dropped by the channel layer is repaired by the next one, and a
-browser that reconnects or wakes asks for one.
+A change is announced on the encounter's channel group with its sequence number only. Each
+process then loads the encounter's state once and renders it once per *audience* that sees it
+differently (the referee; players, per language; a seat's own rows), never once per socket
+(see ``combat.hub``). What one audience sees at one sequence number is a :class:`View`: its
+rows, log entries and sections, each kept as HTML. Two views of the same audience give the
+*delta* a socket needs to go from one to the other: the rows and entries that changed, a
+section only when its shape changed, and the new sequence number with the one the delta
+applies to. A browser that is not at that number asks for a full snapshot instead.
+
+Rendered rows and entries are cached by everything they show, so a change renders only what
+it changed. Nothing here puts a CSRF token in a fragment: these are sent to many browsers.
 """
 
 from __future__ import annotations
 
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 
-from .access import Viewer
-from .models import Encounter, LogEntry, Side
+from .access import Viewer, referee_mark
+from .models import Combatant, Encounter, LogEntry, Seat, Side
 
 
 def announce(encounter: Encounter) -> None:
     """Tell every browser on ``encounter`` once the current transaction commits."""
-    group, seq = encounter.group_name, encounter.seq
+    group, seq, pk = encounter.group_name, encounter.seq, encounter.pk
 
     def send() -> None:
         layer = get_channel_layer()
         if layer is not None:
-            async_to_sync(layer.group_send)(group, {"type": "encounter.changed", "seq": seq})
+            async_to_sync(layer.group_send)(
+                group, {"type": "encounter.changed", "seq": seq, "encounter": pk}
+            )
 
     transaction.on_commit(send)
 
 
 def visible_log(viewer: Viewer) -> QuerySet[LogEntry]:
     """The log entries ``viewer`` may see: players only those with a number of theirs."""
-    log = viewer.encounter.log.select_related("undone_by")
-    if not viewer.is_referee:
+    return log_for(viewer.encounter, referee=viewer.is_referee)
+
+
+def log_for(encounter: Encounter, *, referee: bool) -> QuerySet[LogEntry]:
+    # The undo's number comes with the entry (one join), so rendering asks no more queries.
+    log = encounter.log.annotate(undo_seq=F("undone_by__seq"))
+    if not referee:
         log = log.filter(public_seq__isnull=False)
     return log
 
 
+def action_urls(encounter: Encounter) -> dict[str, str]:
+    return {
+        name: reverse(name, args=[encounter.slug])
+        for name in ("attack", "save", "check", "hit_points", "rest")
+    }
+
+
 def live_context(viewer: Viewer) -> dict[str, Any]:
-    """Everything the live fragments need, filtered to what ``viewer`` may see."""
+    """Everything the live fragments need, filtered to what ``viewer`` may see (the page)."""
     encounter = viewer.encounter
     combatants = list(viewer.visible_combatants())
-    log = visible_log(viewer)
     return {
         "viewer": viewer,
         "encounter": encounter,
@@ -55,20 +79,364 @@ def live_context(viewer: Viewer) -> dict[str, Any]:
         "foes": [c for c in combatants if c.side == Side.FOES],
         "controlled_ids": {c.pk for c in combatants if viewer.can_control(c)},
         "show_numbers": viewer.is_referee or encounter.show_foe_hp,
-        "log_entries": list(log[: settings.FRAY_LOG_PAGE]),
+        "log_entries": list(visible_log(viewer)[: settings.FRAY_LOG_PAGE]),
         "seats": list(encounter.seats.all()) if viewer.is_referee else [],
-        # Reversed once, not once per combatant row: a snapshot is rendered for every socket.
-        "action_urls": {
-            name: reverse(name, args=[encounter.slug])
-            for name in ("attack", "save", "check", "hit_points", "rest")
-        },
+        "action_urls": action_urls(encounter),
     }
 
 
+# --- audiences, state and views ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Who sees the same thing: the referee, or the players in one language; a player's own
+    rows (with their buttons) are theirs alone, so a player's audience names the seat."""
+
+    referee: bool
+    seat: int | None
+    language: str
+
+
+@dataclass
+class State:
+    """An encounter as loaded once for one change: everything every audience's view needs."""
+
+    encounter: Encounter
+    combatants: list[Combatant]
+    seats: dict[int, Seat]
+    referee_log: list[LogEntry] | None
+    public_log: list[LogEntry] | None
+    urls: dict[str, str]
+
+    @classmethod
+    def load(cls, encounter_id: int, *, referee: bool, players: bool) -> State | None:
+        encounter = Encounter.objects.filter(pk=encounter_id).first()
+        if encounter is None:
+            return None
+        window = settings.FRAY_LOG_PAGE
+        return cls(
+            encounter=encounter,
+            combatants=list(encounter.combatants.all()),
+            seats={seat.pk: seat for seat in encounter.seats.all()},
+            referee_log=list(log_for(encounter, referee=True)[:window]) if referee else None,
+            public_log=list(log_for(encounter, referee=False)[:window]) if players else None,
+            urls=action_urls(encounter),
+        )
+
+    @property
+    def seq(self) -> int:
+        return self.encounter.seq
+
+    def allows(self, audience: Audience, mark: str | None) -> bool:
+        """Whether a socket of ``audience`` still may look: its seat is still there, or its
+        referee mark still matches the referee key (new links shut out old referees)."""
+        if audience.referee:
+            return mark == referee_mark(self.encounter)
+        return audience.seat in self.seats
+
+
+class _Lru(OrderedDict):
+    """A bounded cache of rendered fragments, touched only from the thread that renders."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def fetch(self, key: Any, render: Callable[[], str]) -> str:
+        html = self.get(key)
+        if html is None:
+            html = render()
+            self[key] = html
+            if len(self) > self.size:
+                self.popitem(last=False)
+        else:
+            self.move_to_end(key)
+        return html
+
+
+ROWS = _Lru(20_000)
+ENTRIES = _Lru(20_000)
+_BETWEEN_TAGS = re.compile(r">\s+<")
+
+
+def _compact(html: str) -> str:
+    """The template's indentation gone: one space between tags renders the same."""
+    return _BETWEEN_TAGS.sub("> <", html.strip())
+
+
+OOB = re.compile(r"^(\s*<\w+)")
+
+
+def _oob(html: str, how: str = "true") -> str:
+    """The fragment's first tag marked as an out-of-band swap."""
+    return OOB.sub(rf'\1 hx-swap-oob="{how}"', html, count=1)
+
+
+def _player_viewer(state: State, audience: Audience) -> Viewer:
+    return Viewer(state.encounter, is_referee=audience.referee, seat=state.seats.get(audience.seat))
+
+
+def _row(state: State, audience: Audience, combatant: Combatant, viewer: Viewer) -> str:
+    controlled = audience.referee or combatant.seat_id == audience.seat
+    show_numbers = audience.referee or state.encounter.show_foe_hp
+    seat = state.seats.get(combatant.seat_id) if combatant.seat_id else None
+    key = (
+        combatant.pk,
+        combatant.name,
+        combatant.hp,
+        combatant.hp_max,
+        combatant.ac,
+        combatant.hidden,
+        combatant.side,
+        seat.pk if seat else None,
+        seat.name if seat and audience.referee else None,
+        audience.referee,
+        controlled,
+        show_numbers,
+        controlled and viewer.may_adjust_hit_points,
+        state.encounter.slug,
+        audience.language,
+    )
+    if seat is not None:
+        combatant.seat = seat  # the row shows the seat's name to the referee: no query
+
+    def render() -> str:
+        return _compact(
+            render_to_string(
+                "combat/_combatant.html",
+                {
+                    "combatant": combatant,
+                    "viewer": viewer,
+                    "encounter": state.encounter,
+                    "controlled_ids": {combatant.pk} if controlled else set(),
+                    "show_numbers": show_numbers,
+                    "action_urls": state.urls,
+                },
+            )
+        )
+
+    return ROWS.fetch(key, render)
+
+
+def _entry(state: State, audience: Audience, entry: LogEntry, viewer: Viewer) -> str:
+    show_numbers = audience.referee or state.encounter.show_foe_hp
+    key = (
+        entry.pk,
+        entry.created.timestamp(),
+        entry.undone_seq,
+        audience.referee,
+        show_numbers,
+        state.encounter.slug,
+        audience.language,
+    )
+
+    def render() -> str:
+        return _compact(
+            render_to_string(
+                "combat/_log_entry.html",
+                {
+                    "entry": entry,
+                    "viewer": viewer,
+                    "encounter": state.encounter,
+                    "show_numbers": show_numbers,
+                },
+            )
+        )
+
+    return ENTRIES.fetch(key, render)
+
+
+@dataclass
+class View:
+    """What one audience sees at one sequence number, fragment by fragment."""
+
+    audience: Audience
+    seq: int
+    rows: dict[int, str]
+    sides: dict[str, tuple[Any, ...]]  # party/foes: the rows in order, and what else shows
+    entries: dict[str, str]  # log entry element id -> its HTML, newest first
+    sections: dict[str, Callable[[], str]]
+    seats_html: str
+    previous: View | None = None
+    _messages: dict[int | None, str] = field(default_factory=dict)
+
+    @property
+    def entry_ids(self) -> tuple[str, ...]:
+        return tuple(self.entries)
+
+    def message(self, since: int | None) -> str:
+        """The websocket message that brings a page at ``since`` to this view: a delta when
+        ``since`` is the previous view's number, else a full snapshot. Built once per view and
+        starting point, whatever the number of sockets it goes to."""
+        base = self.previous if self.previous and since == self.previous.seq else None
+        key = base.seq if base else None
+        message = self._messages.get(key)
+        if message is None:
+            message = self._delta(base) if base else self._snapshot()
+            self._messages[key] = message
+        return message
+
+    def marker(self, since: int | None = None) -> str:
+        """The sequence number alone: all a page at this number needs to hear."""
+        since_attr = f' data-from="{since}"' if since is not None else ""
+        return (
+            f'<div id="live-seq" data-seq="{self.seq}"{since_attr} hidden hx-swap-oob="true"></div>'
+        )
+
+    def _snapshot(self) -> str:
+        parts = [self.marker(None), self.sections["party"](), self.sections["foes"]()]
+        if self.audience.referee:
+            parts.append(self.seats_html)
+        parts.append(self.sections["log"]())
+        return "\n".join(parts)
+
+    def _delta(self, base: View) -> str:
+        parts = [self.marker(base.seq)]
+        for side in ("party", "foes"):
+            if self.sides[side] != base.sides[side]:
+                parts.append(self.sections[side]())
+                continue
+            ids = self.sides[side][0]
+            parts += [_oob(self.rows[pk]) for pk in ids if self.rows[pk] != base.rows.get(pk)]
+        if self.audience.referee and self.seats_html != base.seats_html:
+            parts.append(self.seats_html)
+        parts += self._log_delta(base)
+        return "\n".join(parts)
+
+    def _log_delta(self, base: View) -> list[str]:
+        new, old = self.entry_ids, base.entry_ids
+        if new == old:
+            return [_oob(self.entries[i]) for i in new if self.entries[i] != base.entries[i]]
+        # New entries on top, the window's oldest falling off the end: anything else (the
+        # first entry, an entry gone) sends the whole log.
+        kept = [i for i in new if i in base.entries]
+        added = new[: len(new) - len(kept)]
+        if not old or tuple(kept) != old[: len(kept)] or new[len(added) :] != tuple(kept):
+            return [self.sections["log"]()]
+        parts = []
+        if added:
+            inserted = "".join(self.entries[i] for i in added)
+            parts.append(f'<ol hx-swap-oob="afterbegin:#log-entries">{inserted}</ol>')
+        parts += [_oob(self.entries[i]) for i in kept if self.entries[i] != base.entries[i]]
+        parts += [f'<li id="{i}" hx-swap-oob="delete"></li>' for i in old[len(kept) :]]
+        return parts
+
+
+_ENTRY_ID = re.compile(r'\bid="(entry-\d+)"')
+
+
+def build_view(state: State, audience: Audience, previous: View | None = None) -> View:
+    """``audience``'s view of ``state``: rows and entries from the caches, sections on demand."""
+    with translation.override(audience.language):
+        viewer = _player_viewer(state, audience)
+        visible = [
+            c
+            for c in state.combatants
+            if audience.referee or not c.hidden or c.seat_id == audience.seat
+        ]
+        rows = {c.pk: _row(state, audience, c, viewer) for c in visible}
+        controlled = {c.pk for c in visible if audience.referee or c.seat_id == audience.seat}
+        waiting = not audience.referee and not controlled
+        sides = {
+            side: (tuple(c.pk for c in visible if c.side == side), waiting)
+            for side in (Side.PARTY, Side.FOES)
+        }
+        log = state.referee_log if audience.referee else state.public_log
+        entries: dict[str, str] = {}
+        for entry in log or ():
+            html = _entry(state, audience, entry, viewer)
+            match = _ENTRY_ID.search(html)
+            entries[match.group(1) if match else f"entry-{entry.pk}"] = html
+        context = {
+            "viewer": viewer,
+            "encounter": state.encounter,
+            "controlled_ids": controlled,
+            "rendered_rows": rows,
+            "oob": True,
+            "action_urls": state.urls,
+        }
+
+        def section(template: str, extra: dict[str, Any]) -> Callable[[], str]:
+            def render() -> str:
+                with translation.override(audience.language):
+                    return _compact(render_to_string(template, context | extra))
+
+            return render
+
+        by_pk = {c.pk: c for c in visible}
+        seats_html = (
+            _compact(
+                render_to_string(
+                    "combat/_seats.html", context | {"seats": list(state.seats.values())}
+                )
+            )
+            if audience.referee
+            else ""
+        )
+        view = View(
+            audience=audience,
+            seq=state.seq,
+            rows=rows,
+            sides={str(k): v for k, v in sides.items()},
+            entries=entries,
+            sections={
+                "party": section(
+                    "combat/_party.html",
+                    {"party": [by_pk[pk] for pk in sides[Side.PARTY][0]]},
+                ),
+                "foes": section(
+                    "combat/_foes.html",
+                    {"foes": [by_pk[pk] for pk in sides[Side.FOES][0]]},
+                ),
+                "log": section("combat/_log.html", {"rendered_entries": list(entries.values())}),
+            },
+            seats_html=seats_html,
+        )
+    if previous is not None:
+        previous.previous = None  # keep one step back, never a chain
+        view.previous = previous
+    return view
+
+
+def build_views(
+    encounter_id: int, audiences: Iterable[Audience], previous: dict[Audience, View]
+) -> tuple[State, dict[Audience, View]] | None:
+    """Load the encounter once and build every audience's view (None: it is gone)."""
+    audiences = list(audiences)
+    state = State.load(
+        encounter_id,
+        referee=any(a.referee for a in audiences),
+        players=any(not a.referee for a in audiences),
+    )
+    if state is None:
+        return None
+    return state, {a: build_view(state, a, previous.get(a)) for a in audiences}
+
+
+def audience_of(viewer: Viewer, language: str) -> Audience:
+    return Audience(viewer.is_referee, None if viewer.is_referee else viewer.seat.pk, language)
+
+
 def render_snapshot(viewer: Viewer, language: str) -> tuple[int, str]:
-    """The live fragments as out-of-band swaps, in ``language``: the websocket message, with
-    the sequence number it shows at least."""
-    viewer.encounter.refresh_from_db()
-    with translation.override(language):
-        context = live_context(viewer) | {"oob": True}
-        return viewer.encounter.seq, render_to_string("combat/_live.html", context)
+    """A full snapshot for one viewer, as its socket would receive it (tests, benchmarks)."""
+    audience = audience_of(viewer, language)
+    built = build_views(viewer.encounter.pk, [audience], {})
+    if built is None:
+        raise Encounter.DoesNotExist
+    _state, views = built
+    view = views[audience]
+    return view.seq, view.message(None)
+
+
+__all__ = [
+    "Audience",
+    "State",
+    "View",
+    "announce",
+    "audience_of",
+    "build_views",
+    "live_context",
+    "render_snapshot",
+    "visible_log",
+]

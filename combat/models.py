@@ -285,7 +285,10 @@ class LogEntry(models.Model):
 
     @property
     def undone_seq(self) -> int | None:
-        """The number of the entry that undid this one, if any (no query when prefetched)."""
+        """The number of the entry that undid this one, if any: no query when the log was
+        loaded with it (``combat.live.log_for`` annotates ``undo_seq``)."""
+        if hasattr(self, "undo_seq"):
+            return self.undo_seq
         try:
             return self.undone_by.seq
         except LogEntry.undone_by.RelatedObjectDoesNotExist:

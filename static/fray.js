@@ -30,9 +30,30 @@
     status.textContent = online ? status.dataset.online : status.dataset.offline;
   }
 
-  function sync() {
-    if (socket && open) { socket.send(JSON.stringify({ type: "sync" })); }
+  function pageSeq() {
+    var marker = document.getElementById("live-seq");
+    return marker ? Number(marker.dataset.seq) : -1;
   }
+
+  // Ask for the page to be brought up to date: the server answers with the sequence number
+  // alone when it already is, else with a full snapshot.
+  function sync() {
+    if (socket && open) { socket.send(JSON.stringify({ type: "sync", seq: pageSeq() })); }
+  }
+
+  // Every message starts with #live-seq: data-seq is the number it brings the page to, and
+  // a delta's data-from the number it applies to. A delta for another number is not applied
+  // (a message was lost, or came late): the page asks for a full snapshot instead.
+  var MARKER = /id="live-seq" data-seq="(\d+)"(?: data-from="(\d+)")?/;
+  document.body.addEventListener("htmx:wsBeforeMessage", function (event) {
+    var match = MARKER.exec(event.detail.message);
+    if (!match || match[2] === undefined) { return; } // a full snapshot: always applied
+    var current = pageSeq();
+    if (Number(match[2]) !== current) {
+      event.preventDefault();
+      if (Number(match[1]) > current) { sync(); }
+    }
+  });
 
   var RETRIED = [1006, 1011, 1012, 1013]; // htmx retries these itself
   var latest = null; // the raw socket that opened last; null once htmx starts a newer one
@@ -77,7 +98,7 @@
     if (open) { sync(); } else if (socket && !pending) { socket.reconnect(); }
   });
 
-  // A channel layer may drop a message under load; a periodic snapshot bounds the damage.
+  // A channel layer may drop a message under load: a periodic check bounds the damage.
   window.setInterval(function () {
     if (document.visibilityState === "visible") { sync(); }
   }, 30000);

@@ -1,20 +1,13 @@
-"""Fragments of the live snapshot, rendered once and reused across browsers and changes.
+"""Fragments of the live view: a combatant's row and a log entry's text.
 
-Every change sends every browser a full snapshot (see ``combat.live``), so what each snapshot
-repeats is cached (measured by ``manage.py bench_live``):
-
-- The log is append-only: an entry's text never changes, except for the badge an undo adds.
-  Its body is cached by entry, undo, language and audience (the referee; players, who see
-  their own numbering, secret entries only by their outcome, and foes' numbers only when the
-  referee shows them).
-- A combatant's row is cached by everything it shows and everything that decides what this
-  viewer sees of it. Only websocket snapshots use the cache: a page rendered for a request
-  carries that session's CSRF token in its forms, which must never reach another browser.
+The log is append-only: an entry's text never changes, except for the badge an undo adds, so
+its body is cached by entry, undo, language and audience (the referee; players, who see their
+own numbering, secret entries only by their outcome, and foes' numbers only when the referee
+shows them). Rows of a live view come rendered (``combat.live`` caches them by everything they
+show); a page renders its own, with its session's CSRF token in their forms.
 """
 
 from __future__ import annotations
-
-import hashlib
 
 from django import template
 from django.core.cache import cache
@@ -56,42 +49,17 @@ def log_entry_body(context: Context, entry: LogEntry) -> SafeString:
 
 @register.simple_tag(takes_context=True)
 def combatant_row(context: Context, combatant: Combatant) -> SafeString:
-    viewer = context["viewer"]
+    rendered = context.get("rendered_rows")
+    if rendered is not None:  # a live view renders its rows once, for all its sockets
+        return mark_safe(rendered[combatant.pk])
+    # A page for one request: its forms carry that session's CSRF token.
     values = {
         "combatant": combatant,
-        "viewer": viewer,
+        "viewer": context["viewer"],
         "encounter": context["encounter"],
         "controlled_ids": context["controlled_ids"],
         "show_numbers": context["show_numbers"],
         "action_urls": context["action_urls"],
+        "csrf_token": context.get("csrf_token"),
     }
-    if context.get("csrf_token"):
-        return render_to_string(
-            "combat/_combatant.html", values | {"csrf_token": context["csrf_token"]}
-        )
-    seat = combatant.seat
-    shown = "\x1f".join(
-        str(part)
-        for part in (
-            combatant.pk,
-            combatant.name,
-            combatant.hp,
-            combatant.hp_max,
-            combatant.ac,
-            combatant.hidden,
-            combatant.side,
-            seat.pk if seat else "",
-            seat.name if seat else "",
-            viewer.is_referee,
-            combatant.pk in values["controlled_ids"],
-            values["show_numbers"],
-            viewer.may_adjust_hit_points,
-            get_language(),
-        )
-    )
-    key = "fray:row:" + hashlib.blake2b(shown.encode(), digest_size=16).hexdigest()
-    html = cache.get(key)
-    if html is None:
-        html = render_to_string("combat/_combatant.html", values)
-        cache.set(key, html, timeout=60 * 60)
-    return mark_safe(html)
+    return mark_safe(render_to_string("combat/_combatant.html", values))

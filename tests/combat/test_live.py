@@ -281,14 +281,15 @@ async def test_a_flood_of_sync_requests_costs_a_burst_and_one_deferred_snapshot(
     monkeypatch.setattr(consumers.EncounterConsumer, "SYNC_WINDOW", 2.0)
     monkeypatch.setattr(consumers.EncounterConsumer, "_now", staticmethod(window.now))
     monkeypatch.setattr(consumers.EncounterConsumer, "_wait", staticmethod(window.wait))
+    # Each answer is a snapshot sent (built once and shared: see test_fanout.py).
     renders = []
-    real_render = consumers.render_snapshot
+    real_send = consumers.EncounterConsumer.send
 
-    def counting_render(viewer, language):
-        renders.append(language)
-        return real_render(viewer, language)
+    async def counting_send(self, text_data=None, bytes_data=None, close=False):
+        renders.append(text_data)
+        await real_send(self, text_data, bytes_data, close)
 
-    monkeypatch.setattr(consumers, "render_snapshot", counting_render)
+    monkeypatch.setattr(consumers.EncounterConsumer, "send", counting_send)
     handled = []
     real_receive = consumers.EncounterConsumer.receive
 

@@ -1,0 +1,227 @@
+"""The live core: a change is loaded once and rendered once per audience, and each socket gets
+only what changed for it; a gap, a reconnect or a check brings a page up to date."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.db import transaction
+from django.test import Client
+from django.urls import reverse
+
+from combat import live
+from combat.asgi import application
+
+from .conftest import character, monster
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+MARKER = re.compile(r'id="live-seq" data-seq="(\d+)"(?: data-from="(\d+)")?')
+
+
+def _socket(client: Client, slug: str, language: str = "en", seq: int | None = None):
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    cookie += f"; {settings.LANGUAGE_COOKIE_NAME}={language}"
+    path = f"/ws/e/{slug}/" + (f"?seq={seq}" if seq is not None else "")
+    return WebsocketCommunicator(
+        application,
+        path,
+        headers=[
+            (b"origin", b"http://localhost"),
+            (b"host", b"localhost"),
+            (b"cookie", cookie.encode()),
+        ],
+    )
+
+
+async def _open(
+    client: Client, slug: str, language: str = "en", seq: int | None = None, settle: bool = True
+):
+    """A socket as a page at ``seq`` opens it; with ``seq``, once it has settled (its check
+    answered with the number alone: the page needs nothing)."""
+    socket = _socket(client, slug, language, seq)
+    connected, _code = await socket.connect()
+    assert connected
+    if seq is not None and settle:
+        await socket.send_json_to({"type": "sync", "seq": seq})
+        assert _marker(await socket.receive_from(timeout=5)) == (seq, None)
+    return socket
+
+
+def _marker(message: str) -> tuple[int, int | None]:
+    match = MARKER.search(message)
+    assert match, message[:200]
+    return int(match.group(1)), int(match.group(2)) if match.group(2) else None
+
+
+@pytest.fixture
+def table(db):
+    from combat.models import Encounter
+
+    encounter = Encounter.objects.create(name="Crypt")
+    referee = Client()
+    referee.get(reverse("referee_link", args=[encounter.referee_key]))
+    players = []
+    for name in ("Anna", "Boris", "Cyril"):
+        player = Client()
+        player.post(reverse("join", args=[encounter.join_token]), {"name": name})
+        players.append(player)
+    seats = list(encounter.seats.order_by("pk"))
+    heroes = [character(encounter, f"Hero {n}", seat=seat) for n, seat in enumerate(seats)]
+    goblins = [monster(encounter, f"Goblin {n}", hp_max=50, hp=50) for n in range(6)]
+    encounter.refresh_from_db()
+    return encounter, referee, players, heroes, goblins
+
+
+def _damage(client: Client, encounter, who, amount: int = 1):
+    return client.post(
+        reverse("hit_points", args=[encounter.slug]),
+        {"actor": who.pk, "action": "damage", "amount": amount},
+        HTTP_HX_REQUEST="true",
+    )
+
+
+async def test_a_roll_sends_each_socket_only_the_row_and_the_entry_it_changed(table):
+    encounter, referee, players, heroes, goblins = table
+    await sync_to_async(_damage)(referee, encounter, heroes[0], 1)  # the log has an entry
+    await sync_to_async(encounter.refresh_from_db)()
+    referee_ws = await _open(referee, encounter.slug, seq=encounter.seq)
+    player_ws = await _open(players[0], encounter.slug, "cs", seq=encounter.seq)
+    await sync_to_async(_damage)(referee, encounter, goblins[2], 3)
+    message = await referee_ws.receive_from(timeout=5)
+    seq, since = _marker(message)
+    assert (seq, since) == (encounter.seq + 1, encounter.seq)
+    assert f'id="combatant-{goblins[2].pk}"' in message
+    for other in [*goblins[:2], *goblins[3:], *heroes]:
+        assert f'id="combatant-{other.pk}"' not in message
+    assert 'id="party"' not in message and 'id="foes"' not in message
+    assert 'hx-swap-oob="afterbegin:#log-entries"' in message
+    assert len(message.encode()) < 3000
+    to_player = await player_ws.receive_from(timeout=5)
+    assert _marker(to_player) == (seq, since)
+    assert "Goblin 2" in to_player and "zranění" in to_player  # Czech, and the entry
+    assert len(to_player.encode()) < 2000
+    await referee_ws.disconnect()
+    await player_ws.disconnect()
+
+
+async def test_a_change_is_loaded_once_and_rendered_once_per_audience(table, monkeypatch):
+    encounter, referee, players, _heroes, goblins = table
+    loads = []
+    original = live.State.load.__func__
+
+    def counting_load(cls, *args, **kwargs):
+        loads.append(args)
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(live.State, "load", classmethod(counting_load))
+    renders = []
+    original_row = live._row
+
+    def counting_row(state, audience, combatant, viewer):
+        before = len(live.ROWS)
+        html = original_row(state, audience, combatant, viewer)
+        if len(live.ROWS) != before or combatant.pk == goblins[0].pk:
+            renders.append((audience, combatant.pk))
+        return html
+
+    monkeypatch.setattr(live, "_row", counting_row)
+    # Nine sockets: the same player in three tabs, two other players, the referee twice,
+    # and a second referee language.
+    sockets = [await _open(players[0], encounter.slug, seq=encounter.seq) for _ in range(3)]
+    sockets += [await _open(p, encounter.slug, seq=encounter.seq) for p in players[1:]]
+    sockets += [await _open(referee, encounter.slug, seq=encounter.seq) for _ in range(2)]
+    sockets.append(await _open(referee, encounter.slug, "uk", seq=encounter.seq))
+    loads.clear()
+    renders.clear()
+    live.ROWS.clear()
+    await sync_to_async(_damage)(referee, encounter, goblins[0], 2)
+    messages = [await s.receive_from(timeout=5) for s in sockets]
+    assert all(f'id="combatant-{goblins[0].pk}"' in m for m in messages)
+    assert len(loads) == 1  # one load for nine sockets
+    audiences = {a for a, pk in renders if pk == goblins[0].pk}
+    # The goblin's row: once for the referee per language, once for the players (en).
+    assert len(audiences) == len([a for a, _ in renders if _ == goblins[0].pk]) <= 5
+    # Sockets of one audience share the very same message.
+    assert messages[0] is messages[1] or messages[0] == messages[1]
+    for socket in sockets:
+        await socket.disconnect()
+
+
+async def test_a_burst_of_changes_goes_out_as_one_message(table):
+    encounter, referee, _players, _heroes, goblins = table
+    referee_ws = await _open(referee, encounter.slug, seq=encounter.seq)
+
+    def burst() -> None:
+        with transaction.atomic():  # both announced at once, on the one commit
+            for goblin in goblins[:3]:
+                _damage(referee, encounter, goblin, 1)
+
+    await sync_to_async(burst)()
+    message = await referee_ws.receive_from(timeout=5)
+    assert _marker(message) == (encounter.seq + 3, encounter.seq)
+    assert all(f'id="combatant-{g.pk}"' in message for g in goblins[:3])
+    assert await referee_ws.receive_nothing(timeout=0.3)
+    await referee_ws.disconnect()
+
+
+async def test_a_page_behind_or_reconnecting_gets_a_full_snapshot(table):
+    encounter, referee, players, _heroes, goblins = table
+    stale = encounter.seq
+    await sync_to_async(_damage)(referee, encounter, goblins[0], 1)
+    player_ws = await _open(players[0], encounter.slug, seq=stale, settle=False)  # one behind
+    snapshot = await player_ws.receive_from(timeout=5)
+    assert _marker(snapshot) == (stale + 1, None)
+    assert 'id="party"' in snapshot and 'id="foes"' in snapshot and 'id="log"' in snapshot
+    # A page that saw a gap asks with its number, and gets the snapshot again.
+    await player_ws.send_json_to({"type": "sync", "seq": stale})
+    again = await player_ws.receive_from(timeout=5)
+    assert _marker(again) == (stale + 1, None) and 'id="foes"' in again
+    await player_ws.disconnect()
+
+
+async def test_the_periodic_check_of_a_current_page_sends_the_number_only(table):
+    encounter, _referee, players, *_ = table
+    player_ws = await _open(players[0], encounter.slug, seq=encounter.seq)
+    await player_ws.send_json_to({"type": "sync", "seq": encounter.seq})
+    answer = await player_ws.receive_from(timeout=5)
+    assert _marker(answer) == (encounter.seq, None)
+    assert "combatant" not in answer and len(answer) < 120
+    await player_ws.disconnect()
+
+
+async def test_a_secret_roll_sends_players_only_the_new_number(table):
+    encounter, referee, players, *_ = table
+    player_ws = await _open(players[0], encounter.slug, seq=encounter.seq)
+    referee_ws = await _open(referee, encounter.slug, seq=encounter.seq)
+    await sync_to_async(referee.post)(
+        reverse("free_roll", args=[encounter.slug]),
+        {"expression": "1d100", "label": "Wandering monsters", "secret": "on"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert "Wandering monsters" in await referee_ws.receive_from(timeout=5)
+    to_player = await player_ws.receive_from(timeout=5)
+    assert "Wandering" not in to_player and "entry" not in to_player
+    assert _marker(to_player) == (encounter.seq + 1, encounter.seq)
+    await player_ws.disconnect()
+    await referee_ws.disconnect()
+
+
+async def test_an_unseated_player_and_an_old_referee_link_lose_their_sockets(table):
+    encounter, referee, players, *_ = table
+    player_ws = await _open(players[1], encounter.slug, seq=encounter.seq)
+    seat = await sync_to_async(lambda: encounter.seats.order_by("pk")[1])()
+    await sync_to_async(referee.post)(
+        reverse("seat_remove", args=[encounter.slug, seat.pk]), HTTP_HX_REQUEST="true"
+    )
+    assert (await player_ws.receive_output(timeout=5))["code"] == 4404
+    elsewhere = Client()
+    await sync_to_async(elsewhere.get)(reverse("referee_link", args=[encounter.referee_key]))
+    old_referee_ws = await _open(elsewhere, encounter.slug, seq=None)
+    await old_referee_ws.receive_from(timeout=5)
+    await sync_to_async(referee.post)(reverse("new_links", args=[encounter.slug]))
+    assert (await old_referee_ws.receive_output(timeout=5))["code"] == 4403
