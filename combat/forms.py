@@ -27,6 +27,7 @@ from .errors import Refused, message_for
 from .models import (
     ABILITY_MAX,
     ABILITY_MIN,
+    HP_FLOOR,
     HP_LIMIT,
     SAVE_MAX,
     SAVE_MIN,
@@ -186,7 +187,7 @@ class CombatantForm(MergingForm):
     A change of current hit points here is a logged correction (see ``actions``)."""
 
     hp = forms.IntegerField(
-        label=_("Current hit points"), required=False, min_value=-999, max_value=HP_LIMIT
+        label=_("Current hit points"), required=False, min_value=HP_FLOOR, max_value=HP_LIMIT
     )
 
     class Meta:

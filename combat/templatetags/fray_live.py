@@ -63,3 +63,9 @@ def combatant_row(context: Context, combatant: Combatant) -> SafeString:
         "csrf_token": context.get("csrf_token"),
     }
     return mark_safe(render_to_string("combat/_combatant.html", values))
+
+
+@register.filter
+def shown_hp(value: int, referee: bool) -> int:
+    """Hit points as a viewer may see them: players never learn how far below zero."""
+    return value if referee else max(value, 0)

@@ -544,3 +544,23 @@ def test_every_live_fragment_has_its_target_on_the_page_that_receives_it(
         assert targets
         for target in targets:
             assert f'id="{target}"' in page, target
+
+
+def test_a_deeply_dead_monster_can_still_be_edited(referee, encounter):
+    lich = monster(encounter, "Lich", hp_max=40, hp=-5000)
+    form = _open_form(referee, _url("combatant_edit", encounter, lich.pk))
+    form["ac"] = "0"
+    _post(referee, _url("combatant_edit", encounter, lich.pk), form)
+    lich.refresh_from_db()
+    assert (lich.ac, lich.hp) == (0, -5000)
+
+
+def test_a_correction_never_shows_players_negative_hit_points(referee, player, fighter, encounter):
+    fighter.hp = -4
+    fighter.save()
+    form = _open_form(referee, _url("combatant_edit", encounter, fighter.pk))
+    form["hp"] = "6"
+    _post(referee, _url("combatant_edit", encounter, fighter.pk), form)
+    html = _player_page(player, encounter)
+    assert "corrected from 0 to 6" in html and "-4" not in html
+    assert "corrected from -4 to 6" in _player_page(referee, encounter)
