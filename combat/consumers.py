@@ -13,6 +13,7 @@ import json
 import time
 from urllib.parse import parse_qs
 
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -71,6 +72,15 @@ class EncounterConsumer(AsyncWebsocketConsumer):
         await self.accept()
         self.hub = hub.join(encounter.pk, self)
         await self._catch_up(encounter.seq)
+
+    async def dispatch(self, message: dict) -> None:
+        """Handle ``message`` without Channels' usual hop to a thread to close stale database
+        connections first: a thread hop per socket per change, where every database call here
+        goes through ``database_sync_to_async``, which closes them itself."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def disconnect(self, code: int) -> None:
         if self.deferred_sync is not None:
