@@ -14,15 +14,14 @@ import time
 from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils.translation import get_supported_language_variant
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from . import hub
-from .access import REFEREE_KEY, Viewer, viewer_of
-from .live import audience_of
+from .access import REFEREE_KEY, SEATS_KEY
+from .live import Audience, State
 
 # The one message a browser sends is {"type": "sync"}; anything longer is not from our page,
 # and is dropped before parsing (deeply nested JSON would exhaust the parser's recursion).
@@ -55,23 +54,41 @@ class EncounterConsumer(AsyncWebsocketConsumer):
         self.sync_window_start = float("-inf")
         self.syncs_in_window = 0
         self.deferred_sync: asyncio.Future[None] | None = None
-        viewer, self.mark = await self._viewer()
-        if viewer is None:
+        table = await hub.table_for(self.scope["url_route"]["kwargs"]["slug"])
+        state = await table.current_state() if table is not None else None
+        self.audience, self.mark = (None, None) if state is None else self._who(state)
+        if self.audience is None:
+            if table is not None:
+                hub.leave(table)
             # Accept, then close with a code the page can read: a refused handshake looks
             # like a dropped connection (1006), which the browser would retry for ever.
             await self.accept()
             await self.close(code=4403)
             return
-        encounter = viewer.encounter
-        self.group = encounter.group_name
-        self.audience = audience_of(viewer, language_of(self.scope))
+        self.group = state.encounter.group_name
         # The number the page was rendered at: nothing to send if it is still the latest.
         self.sent_seq = _page_seq(self.scope)
         self.asked_seq = self.sent_seq
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
-        self.hub = hub.join(encounter.pk, self)
-        await self._catch_up(encounter.seq)
+        self.hub = table.join(self)
+        await self._catch_up(state.seq)
+
+    def _who(self, state: State) -> tuple[Audience | None, str | None]:
+        """Who this socket's browser is at the table, from its session's marks and the state
+        the hub loaded (no query per socket), and its referee mark, kept to judge it again."""
+        session = self.scope["session"]
+        key = str(state.encounter.pk)
+        language = language_of(self.scope)
+        mark = session.get(REFEREE_KEY, {}).get(key)
+        referee = Audience(referee=True, seat=None, language=language)
+        if state.allows(referee, mark):
+            return referee, mark
+        seat = session.get(SEATS_KEY, {}).get(key)
+        player = Audience(referee=False, seat=seat, language=language)
+        return (
+            (player, None) if isinstance(seat, int) and state.allows(player, None) else (None, None)
+        )
 
     async def dispatch(self, message: dict) -> None:
         """Handle ``message`` without Channels' usual hop to a thread to close stale database
@@ -86,7 +103,7 @@ class EncounterConsumer(AsyncWebsocketConsumer):
         if self.deferred_sync is not None:
             self.deferred_sync.cancel()
         if self.hub is not None:
-            hub.leave(self.hub.encounter_id, self)
+            hub.leave(self.hub, self)
             self.hub = None
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
@@ -184,23 +201,11 @@ class EncounterConsumer(AsyncWebsocketConsumer):
         await self.close(code=4403 if self.audience.referee else 4404)
         return False
 
-    @database_sync_to_async
-    def _viewer(self) -> tuple[Viewer | None, str | None]:
-        """Who this socket's browser is, and its referee mark (kept to judge it again)."""
-        viewer = _load_viewer(self.scope)
-        if viewer is None or not viewer.is_referee:
-            return viewer, None
-        return viewer, self.scope["session"][REFEREE_KEY][str(viewer.encounter.pk)]
-
 
 def _page_seq(scope: dict) -> int:
     """The sequence number the page was rendered at (``?seq=``), or -1 if it does not say."""
     values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("seq", [])
     return int(values[0]) if values and values[0].isdigit() and len(values[0]) < 20 else -1
-
-
-def _load_viewer(scope: dict) -> Viewer | None:
-    return viewer_of(scope["session"], scope["url_route"]["kwargs"]["slug"])
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):

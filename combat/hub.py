@@ -80,27 +80,59 @@ class TableHub:
                 await self.refresh()
         return None if self.gone or self.state is None else self.state.seq
 
+    async def current_state(self) -> State | None:
+        """The state as this process knows it, loaded first if it does not yet."""
+        if self.state is None and not self.gone:
+            await self.refresh()
+        return None if self.gone else self.state
+
+    def join(self, socket: Socket) -> TableHub:
+        """Add ``socket``; returns the hub it joined (the registered one, if another connect
+        made it first)."""
+        hub = HUBS.get(self.encounter_id)
+        if hub is None or hub.loop is not self.loop:
+            hub = HUBS[self.encounter_id] = self
+        hub.sockets.add(socket)
+        return hub
+
 
 def _seq_of(encounter_id: int) -> int | None:
     return Encounter.objects.filter(pk=encounter_id).values_list("seq", flat=True).first()
 
 
 HUBS: dict[int, TableHub] = {}
+# Which encounter a socket's path names, remembered: a connect asks the database nothing once
+# its table is known here (a removed encounter is noticed when its state is loaded).
+SLUGS: dict[str, int] = {}
+SLUGS_KEPT = 10_000
 
 
-def join(encounter_id: int, socket: Socket) -> TableHub:
+async def table_for(slug: str) -> TableHub | None:
+    """The hub of the encounter ``slug`` names (None: no such encounter)."""
+    encounter_id = SLUGS.get(slug)
+    if encounter_id is None:
+        encounter_id = await database_sync_to_async(_id_of)(slug)
+        if encounter_id is None:
+            return None
+        if len(SLUGS) >= SLUGS_KEPT:
+            SLUGS.clear()
+        SLUGS[slug] = encounter_id
     hub = HUBS.get(encounter_id)
     loop = asyncio.get_running_loop()
     if hub is None or hub.loop is not loop:  # a server (or a test) with a new event loop
+        # Registered at once, so sockets connecting together share its first render.
         hub = HUBS[encounter_id] = TableHub(encounter_id, loop=loop)
-    hub.sockets.add(socket)
     return hub
 
 
-def leave(encounter_id: int, socket: Socket) -> None:
-    hub = HUBS.get(encounter_id)
-    if hub is None:
-        return
-    hub.sockets.discard(socket)
-    if not hub.sockets:
-        del HUBS[encounter_id]  # nobody left here: forget the views
+def _id_of(slug: str) -> int | None:
+    return Encounter.objects.filter(slug=slug).values_list("pk", flat=True).first()
+
+
+def leave(hub: TableHub, socket: Socket | None = None) -> None:
+    """``socket`` is gone (or never joined: a refused connect); a hub with no socket left is
+    forgotten, views and all."""
+    if socket is not None:
+        hub.sockets.discard(socket)
+    if not hub.sockets and HUBS.get(hub.encounter_id) is hub:
+        del HUBS[hub.encounter_id]
