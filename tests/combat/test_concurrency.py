@@ -7,6 +7,7 @@ through the real view, as several Daphne workers behind a proxy would.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 
@@ -23,7 +24,7 @@ WORKERS = 4
 HITS_EACH = 10
 
 
-def _hammer(slug: str, referee_key: str, target: int, action: str, results) -> None:
+def _hammer(slug: str, referee_key: str, target: int, results, action: str = "damage") -> None:
     connections.close_all()  # never share the parent's connection across a fork
     client = Client()
     client.get(reverse("referee_link", args=[referee_key]))
@@ -38,22 +39,7 @@ def _hammer(slug: str, referee_key: str, target: int, action: str, results) -> N
 
 
 def _run_workers(encounter: Encounter, target: Combatant, action: str) -> list[int]:
-    context = multiprocessing.get_context("fork")
-    results = context.Queue()
-    connections.close_all()
-    workers = [
-        context.Process(
-            target=_hammer, args=(encounter.slug, encounter.referee_key, target.pk, action, results)
-        )
-        for _ in range(WORKERS)
-    ]
-    for worker in workers:
-        worker.start()
-    codes = [code for _ in workers for code in results.get(timeout=120)]
-    for worker in workers:
-        worker.join(timeout=30)
-        assert worker.exitcode == 0
-    return codes
+    return _run_mixed(encounter, target, [functools.partial(_hammer, action=action)] * WORKERS)
 
 
 @pytest.mark.django_db(transaction=True)
