@@ -6,7 +6,9 @@ data folder, so these tests drive everything through pages and never touch the t
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -31,9 +33,12 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 REPO = Path(__file__).resolve().parents[2]
-STARTUP_TIMEOUT = 30.0
-# How long a live update may take to reach another browser before a test gives up.
-LIVE_TIMEOUT_MS = 5_000
+# Generous, and bounded: a waiting test moves on the moment what it waits for is on screen, so
+# a long limit costs nothing when things work, and a machine busy with other work (a build, a
+# second test run) gets the slack it needs instead of a false failure.
+STARTUP_TIMEOUT = 90.0
+# How long a page, a swap or a live update may take to show up before a test gives up.
+LIVE_TIMEOUT_MS = 20_000
 
 LAPTOP = {"viewport": {"width": 1280, "height": 900}}
 PHONE = {
@@ -68,7 +73,9 @@ def _wait_until_serving(url: str, process: subprocess.Popen, log: Path) -> None:
         if process.poll() is not None:
             pytest.fail(f"the server exited with {process.returncode}:\n{log.read_text()}")
         try:
-            with urllib.request.urlopen(url, timeout=1) as response:
+            # The first page renders slowly on a loaded machine; a short limit would only
+            # abandon it and ask again.
+            with urllib.request.urlopen(url, timeout=5) as response:
                 if response.status == 200:
                     return
         except (urllib.error.URLError, OSError):
@@ -88,10 +95,19 @@ def _stop(process: subprocess.Popen) -> None:
 
 
 @pytest.fixture(scope="session")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The address of a Fray server started with ``manage.py host`` for this test session."""
-    data_dir = tmp_path_factory.mktemp("fray-e2e")
-    log = data_dir / "server.log"
+def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the server writes its output: a failing test names it."""
+    return tmp_path_factory.mktemp("fray-e2e") / "server.log"
+
+
+@pytest.fixture(scope="session")
+def server_url(server_log: Path) -> Iterator[str]:
+    """The address of a Fray server started with ``manage.py host`` for this test session.
+
+    It serves static files as they were when it started: editing static/fray.js during a run
+    gets later pages a truncated script, and no page of them ever goes live."""
+    data_dir = server_log.parent
+    log = server_log
     port = _free_port()
     command = [
         sys.executable,
@@ -135,8 +151,51 @@ def browser():
             chromium.close()
 
 
+FAILED_CALL = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> pytest.TestReport:
+    """Remember whether the test itself failed, so its browsers can be photographed."""
+    report = yield
+    if report.when == "call":
+        item.stash[FAILED_CALL] = report.failed
+    return report
+
+
+def _evidence_folder(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    """The test's temporary folder, or FRAY_E2E_EVIDENCE (kept across many runs) if set."""
+    chosen = os.environ.get("FRAY_E2E_EVIDENCE")
+    if not chosen:
+        return tmp_path / "screens"
+    return Path(chosen) / f"{time.strftime('%Y%m%d-%H%M%S')}-{request.node.name}"
+
+
+def _keep_evidence(contexts: list, folder: Path, server_log: Path) -> None:
+    """A screenshot and the HTML of every page the failed test had open: a flake on a busy
+    machine is seldom reproduced at will, so what each screen showed is kept."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for c, context in enumerate(contexts):
+        for p, page in enumerate(context.pages):
+            stem = folder / f"browser{c}-page{p}"
+            try:
+                page.screenshot(path=f"{stem}.png", full_page=True, timeout=5_000)
+                Path(f"{stem}.html").write_text(page.content())
+            except Exception as error:  # a crashed page must not hide the test's own error
+                Path(f"{stem}.error.txt").write_text(repr(error))
+    with contextlib.suppress(OSError):  # the server is shared: its output so far
+        shutil.copyfile(server_log, folder / "server.log")
+    print(f"\nScreens of the failed test and the server's output: {folder}")
+
+
 @pytest.fixture
-def new_context(browser, server_url: str) -> Iterator[Callable]:
+def new_context(
+    request: pytest.FixtureRequest,
+    browser,
+    server_url: str,
+    server_log: Path,
+    tmp_path: Path,
+) -> Iterator[Callable]:
     """Open a browser context (one person's browser), closed at the end of the test."""
     from playwright.sync_api import expect
 
@@ -150,6 +209,8 @@ def new_context(browser, server_url: str) -> Iterator[Callable]:
         return context
 
     yield open_context
+    if request.node.stash.get(FAILED_CALL, False):
+        _keep_evidence(opened, _evidence_folder(request, tmp_path), server_log)
     for context in opened:
         context.close()
 

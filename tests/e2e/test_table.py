@@ -14,19 +14,28 @@ from playwright.sync_api import Locator, Page, expect
 pytestmark = pytest.mark.e2e
 
 SAVE_KEYS = ("death", "wands", "paralysis", "breath", "spells")
+ENCOUNTER_PAGE = re.compile(r"/e/[^/]+/$")
+# The odds line as it reads in any of Fray's languages: "needs 11+ · 55%", "potřeba 11+ · 55 %".
+ODDS_LINE = re.compile(r"\d+\+ · [\d.,]+\s?%")
 
 # --- What the people at the table do --------------------------------------------------------
+#
+# Every wait here is on what the person at the table sees: a page that says it is live, a
+# heading, a result, a name in a list, Playwright's `expect` retrying until it is there. None
+# waits on a particular request: on a busy machine a request can come and go before anyone
+# listens for it, or never be sent because the page got there another way.
 
 
 def wait_until_live(page: Page) -> None:
-    page.locator("#live-status[data-state='online']").wait_for()
+    """The page's connection indicator says it is live (in whatever language the page is)."""
+    expect(page.locator("#live-status")).to_have_attribute("data-state", "online")
 
 
 def create_encounter(referee: Page, name: str) -> str:
     """The referee starts an encounter on the home page; returns the players' join link."""
     referee.locator("#id_name").fill(name)
     referee.get_by_role("button", name="Create the encounter").click()
-    referee.wait_for_url(re.compile(r"/e/[^/]+/$"))
+    expect(referee).to_have_url(ENCOUNTER_PAGE)
     wait_until_live(referee)
     return referee.locator("a.join-link").get_attribute("href")
 
@@ -35,7 +44,7 @@ def join(player: Page, join_link: str, name: str) -> None:
     player.goto(join_link)
     player.locator("#id_name").fill(name)
     player.get_by_role("button", name="Take a seat").click()
-    player.wait_for_url(re.compile(r"/e/[^/]+/$"))
+    expect(player).to_have_url(ENCOUNTER_PAGE)
     wait_until_live(player)
 
 
@@ -45,22 +54,39 @@ def combatant(page: Page, name: str):
     )
 
 
+# htmx puts new content on the page at once but wires up its links, forms and triggers only as
+# it settles, a moment later (much later on a busy machine); meanwhile it marks the new
+# elements with this class. A click on an unwired link or button is a plain page load instead
+# of a swap, and a change of an unwired field asks for no odds. No person is that quick; a test
+# is, so it waits for the page to settle before it acts on it.
+UNSETTLED = ".htmx-added"
+
+
+def settled(page: Page) -> None:
+    expect(page.locator(UNSETTLED)).to_have_count(0)
+
+
 # htmx swaps the action panel's content after a request; until then the old form is still
 # there (and may even carry the same heading). Marking the old children first lets a helper
-# wait for the new ones instead of typing into a form that is about to disappear.
+# wait for the new ones, wired up, instead of typing into a form that is about to disappear.
 MARK_STALE = "panel => { for (const child of panel.children) child.dataset.stale = '' }"
 
 
 def fresh(panel: Locator, selector: str) -> Locator:
-    return panel.locator(f":scope > {selector}:not([data-stale])")
+    return panel.locator(f":scope > {selector}:not([data-stale]):not({UNSETTLED})")
 
 
 def swap_panel(page: Page, button: Locator) -> Locator:
-    """Click something that replaces the action panel; the panel once the new form is in."""
+    """Click something that replaces the action panel; the panel once its new form is in.
+
+    Every click here is one htmx acts on: the page has settled before it (so the button is
+    wired up), and the helpers wait for each swap to finish, so no earlier swap can land after
+    the mark and pass for this one."""
+    settled(page)
     panel = page.locator("#panel")
     panel.evaluate(MARK_STALE)
     button.click()
-    fresh(panel, "form").wait_for(state="attached")
+    expect(fresh(panel, "form")).to_be_visible()
     return panel
 
 
@@ -119,10 +145,15 @@ def free_roll(referee: Page, label: str, dice: str = "1d6", secret: bool = False
 
 def open_attack(player: Page, attacker: str, target: str) -> Locator:
     """The attack form, opened by the attacker's button (in whatever language the page is),
-    once the odds for the chosen target are back."""
+    aimed at the target, with the odds of hitting on screen.
+
+    The form opens with the odds against the first foe already shown, and a new choice only
+    rewrites that line in place: nothing else in the form is replaced, so typing can go on."""
     panel = swap_panel(player, combatant(player, attacker).locator("a[href*='/attack/']"))
-    with player.expect_response(re.compile(r"/odds/attack/")):
-        panel.locator("#id_target").select_option(label=target)
+    aimed_at = panel.locator("#id_target")
+    aimed_at.select_option(label=target)
+    expect(aimed_at.locator("option:checked")).to_have_text(target)
+    expect(panel.locator("output.odds .odds-main")).to_have_text(ODDS_LINE)
     return panel
 
 
@@ -201,8 +232,12 @@ def test_hidden_monsters_and_secret_rolls_never_reach_a_player(referee, phone):
     assert "Ghoul" not in anna.content()
 
     anna.reload()  # the page as rendered, then the socket's snapshot
-    wait_until_live(anna)
     expect(anna.locator("#log")).to_contain_text("Wandering monsters")
+    assert "Ghoul" not in anna.content()
+    wait_until_live(anna)
+    # The snapshot follows the socket's opening; a roll Anna sees next comes after it.
+    free_roll(referee, "Torches gutter")
+    expect(anna.locator("#log")).to_contain_text("Torches gutter")
     assert "Ghoul" not in anna.content()
 
 
@@ -274,15 +309,18 @@ def back_in_hand(phone: Page) -> None:
 
 def test_a_phone_that_lost_its_connection_catches_up_when_it_returns(referee, phone):
     join_link = create_encounter(referee, "The bridge")
-    anna = phone()
-    network = FlakyNetwork(anna)
+    anna, boris = phone(), phone()
+    network = FlakyNetwork(anna)  # Anna walks out of Wi-Fi range; Boris stays at the table
     join(anna, join_link, "Anna")
+    join(boris, join_link, "Boris")
 
     network.go_down()
     expect(anna.locator("#live-status")).to_have_attribute("data-state", "offline")
     free_roll(referee, "Troll at the bridge")
-    anna.wait_for_timeout(500)  # a retry or two fails meanwhile
+    # Once Boris has it, it has gone out to every phone that was there to get it.
+    expect(boris.locator("#log")).to_contain_text("Troll at the bridge")
     assert "Troll at the bridge" not in anna.locator("#log").inner_text()
+    expect(anna.locator("#live-status")).to_have_attribute("data-state", "offline")
 
     network.come_back()
     back_in_hand(anna)
@@ -302,10 +340,13 @@ def test_a_phone_back_in_hand_settles_on_one_connection(referee, phone):
     network.come_back()
     wait_until_live(anna)
 
-    settled = network.connections
-    for _ in range(30):  # 3 s: long past any retry that was pending when the network came back
+    # What this proves is that nothing more happens, so here the test watches for a while
+    # instead of waiting for something: 3 s, long past any retry that was pending when the
+    # network came back. (A loaded machine only makes the watch longer.)
+    once_live = network.connections
+    for _ in range(30):
         anna.wait_for_timeout(100)
-        assert network.connections == settled, "it keeps opening new sockets"
+        assert network.connections == once_live, "it keeps opening new sockets"
         assert len(network.open) == 1, f"{len(network.open)} sockets open at once"
 
 
