@@ -26,9 +26,12 @@ Decisions:
 
 Error codes (:class:`~rules.errors.RulesError`): ``expression_too_long`` (length, limit),
 ``bad_expression`` (expr, position), ``too_many_dice`` (count, limit), ``too_many_sides``
-(sides, limit), ``wrong_number_of_dice`` (expected, given), ``bad_die_letter`` (letter), and
-from :func:`rules.core.natural_roll`: ``die_not_integer``, ``die_out_of_range``,
-``no_random_source``.
+(sides, limit), ``constant_too_large`` (value, limit), ``wrong_number_of_dice`` (expected,
+given), ``bad_die_letter`` (letter), ``not_an_integer`` (name, value) for a total asked of a
+:class:`Distribution`, ``bad_argument`` (name, value, expected) for a language or a bar count
+that is not one, and from :func:`rules.core.natural_roll`: ``die_not_integer``,
+``die_out_of_range``, ``no_random_source``. A hand-built :class:`DiceExpression` is held to the
+same limits as a parsed one.
 
 Exact distributions: the dice are grouped by number of sides (a die subtracted has the same,
 symmetric, counts as one added, only shifted). The largest groups are computed together by a
@@ -49,7 +52,16 @@ from functools import lru_cache
 from itertools import accumulate, chain, islice, repeat
 from operator import sub
 
-from .core import RandomSource, natural_roll
+from .core import (
+    MAX_SIDES,
+    RandomSource,
+    bad_argument,
+    is_sequence,
+    is_whole,
+    natural_roll,
+    random_source,
+    shown,
+)
 from .errors import RulesError
 
 __all__ = [
@@ -75,7 +87,6 @@ __all__ = [
 ]
 
 MAX_DICE = 100
-MAX_SIDES = 1000
 MAX_LENGTH = 100
 MAX_CONSTANT = 10_000  # a bonus beyond any table's, and totals stay within storable numbers
 
@@ -100,10 +111,10 @@ class DiceTerm:
 
     def __post_init__(self) -> None:
         # Hand-built terms skip parse(); keep them well-formed (parse() enforces the limits).
-        ok = all(isinstance(v, int) and not isinstance(v, bool) for v in (self.count, self.sides))
+        ok = all(is_whole(v) for v in (self.count, self.sides, self.sign))
         if not ok or self.count < 1 or self.sides < 1 or self.sign not in (1, -1):
             raise RulesError(
-                "bad_expression", f"not a dice term: {self!r}", expr=repr(self), position=0
+                "bad_expression", f"not a dice term: {shown(self)}", expr=shown(self), position=0
             )
 
 
@@ -203,17 +214,20 @@ class Distribution:
 
     def probability(self, total: int) -> Fraction:
         """Exact chance that the total equals ``total`` (0 outside the range)."""
+        _total(total)
         if not self.minimum <= total <= self.maximum:
             return Fraction(0)
         return Fraction(self.counts[total - self.minimum], self.denominator)
 
     def at_least(self, total: int) -> Fraction:
         """Exact chance that the total is ``total`` or more."""
+        _total(total)
         start = min(max(total - self.minimum, 0), len(self.counts))
         return Fraction(sum(self.counts[start:]), self.denominator)
 
     def at_most(self, total: int) -> Fraction:
         """Exact chance that the total is ``total`` or less."""
+        _total(total)
         stop = min(max(total - self.minimum + 1, 0), len(self.counts))
         return Fraction(sum(self.counts[:stop]), self.denominator)
 
@@ -227,6 +241,11 @@ class Distribution:
         """``(total, probability)`` pairs as floats, for drawing (``int / int`` rounds
         correctly even for 300-digit counts)."""
         return [(self.minimum + i, c / self.denominator) for i, c in enumerate(self.counts)]
+
+
+def _total(total: object) -> None:
+    if not is_whole(total):
+        raise RulesError("not_an_integer", "a total is a whole number", name="total", value=total)
 
 
 def _bad(expr: str, position: int) -> RulesError:
@@ -245,7 +264,7 @@ def parse(expr: str) -> DiceExpression:
     """
     if not isinstance(expr, str):
         raise RulesError(
-            "bad_expression", "a dice expression must be text", expr=repr(expr), position=0
+            "bad_expression", "a dice expression must be text", expr=shown(expr), position=0
         )
     if len(expr) > MAX_LENGTH:
         raise RulesError(
@@ -300,13 +319,61 @@ def parse(expr: str) -> DiceExpression:
     return DiceExpression(tuple(terms), expr)
 
 
+def _checked(expression: DiceExpression) -> DiceExpression:
+    """A hand-built expression held to the limits :func:`parse` enforces, so that no
+    expression can make :func:`distribution` or :func:`roll` work without bound."""
+    terms = expression.terms
+    if not isinstance(terms, tuple) or not all(
+        isinstance(t, DiceTerm | ConstantTerm) for t in terms
+    ):
+        raise RulesError(
+            "bad_expression", f"not dice terms: {shown(terms)}", expr=shown(terms), position=0
+        )
+    dice = 0
+    for term in terms:
+        if isinstance(term, ConstantTerm):
+            if not is_whole(term.value):
+                raise RulesError(
+                    "bad_expression",
+                    f"not a constant: {shown(term)}",
+                    expr=shown(term),
+                    position=0,
+                )
+            if abs(term.value) > MAX_CONSTANT:
+                raise RulesError(
+                    "constant_too_large",
+                    f"a number in a dice expression is at most {MAX_CONSTANT}",
+                    value=term.value,
+                    limit=MAX_CONSTANT,
+                )
+            continue
+        dice += term.count
+        if dice > MAX_DICE:
+            raise RulesError(
+                "too_many_dice",
+                f"at most {MAX_DICE} dice in one expression",
+                count=dice,
+                limit=MAX_DICE,
+            )
+        if term.sides > MAX_SIDES:
+            raise RulesError(
+                "too_many_sides",
+                f"a die has at most {MAX_SIDES} sides",
+                sides=term.sides,
+                limit=MAX_SIDES,
+            )
+    return expression
+
+
 def _parsed(expr: str | DiceExpression) -> DiceExpression:
-    return expr if isinstance(expr, DiceExpression) else parse(expr)
+    return _checked(expr) if isinstance(expr, DiceExpression) else parse(expr)
 
 
 def die_letter_for(language: str) -> str:
     """The die letter an interface language shows (``d`` for unknown languages);
     ``"cs-CZ"``-style codes use their first part."""
+    if not isinstance(language, str):
+        raise bad_argument("language", language, "a language code such as 'cs' or 'en-GB'")
     return DIE_LETTERS.get(language.split("-")[0].split("_")[0].lower(), "d")
 
 
@@ -314,7 +381,7 @@ def format_expression(parsed: str | DiceExpression, letter: str = "d") -> str:
     """Canonical text of an expression with the given die letter: ``1k20+1`` for Czech,
     ``1к20+1`` for Russian and Ukrainian. Counts are always written (``1d6``, not ``d6``)."""
     if letter not in ("d", "k", "к"):
-        raise RulesError("bad_die_letter", f"no die letter {letter!r}", letter=letter)
+        raise RulesError("bad_die_letter", f"no die letter {shown(letter)}", letter=letter)
     parts: list[str] = []
     for t in _parsed(parsed).terms:
         if isinstance(t, DiceTerm):
@@ -336,9 +403,10 @@ def roll(
     """Roll an expression with ``rng``, or take the physical results a player ``entered``: one
     per die, in the order of the expression (``2d6+1d4`` takes three numbers)."""
     expression = _parsed(expr_or_parsed)
+    random_source(rng)
     dice_terms = expression.dice_terms
     if entered is not None:
-        if isinstance(entered, (str, bytes)) or not isinstance(entered, Sequence):
+        if not is_sequence(entered):
             raise RulesError(
                 "wrong_number_of_dice",
                 "entered dice results must be a list of numbers",
@@ -511,6 +579,8 @@ def summary(expr: str | DiceExpression, bars: int = 24) -> Summary:
     """Range and mean of ``expr`` (exact, constant time) and a bar chart of its exact
     distribution when it has at most :data:`CHART_MAX_TOTALS` totals (else ``bars`` is None)."""
     expression = _parsed(expr)
+    if not is_whole(bars) or not 1 <= bars <= CHART_MAX_TOTALS:
+        raise bad_argument("bars", bars, f"a whole number from 1 to {CHART_MAX_TOTALS}")
     mean = Fraction(expression.constant) + sum(
         (Fraction(t.sign * t.count * (t.sides + 1), 2) for t in expression.dice_terms),
         Fraction(0),
