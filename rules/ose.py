@@ -17,14 +17,15 @@ Keys the interface translates
   ability-check modifier), ``item_bonus`` (a magic item's combat bonus on its save); callers
   are expected to use ``str`` (melee attack), ``dex`` (missile attack) and ``situational``;
 * error codes (:class:`~rules.errors.RulesError`): ``bad_hit_dice`` (value),
-  ``not_an_integer`` (name, value), ``unknown_attack_method`` (value),
+  ``not_an_integer`` (name, value), ``thac0_out_of_range`` and ``ac_out_of_range`` (value,
+  low, high), ``unknown_attack_method`` (value), ``unknown_attack_kind`` (value),
   ``unknown_save_category`` (value), ``bad_modifier`` (value), ``ability_out_of_range``
   (value, low, high), ``modifier_out_of_range`` (value, low, high),
   ``save_value_out_of_range`` (value, low, high), ``bad_damage`` (value), ``bad_hp`` (name,
   value), ``cannot_heal_the_dead`` (hp), ``too_many_days`` (days, limit), ``bad_rest_day``
   (value), ``wrong_number_of_dice`` (expected, given), ``current_and_max_hp_together``, and
-  from :func:`rules.core.natural_roll`: ``die_not_integer``, ``die_out_of_range``,
-  ``no_random_source``.
+  from :mod:`rules.core`: ``die_not_integer``, ``die_out_of_range``, ``no_random_source``
+  (a random source that is none, or none given and no die entered).
 
 Decisions where the rules leave something open
 ----------------------------------------------
@@ -35,6 +36,10 @@ Decisions where the rules leave something open
   (natural 1 succeeds, natural 20 fails), as the seed says.
 * The matrix beyond its printed range: an AC below −3 or above 9, or a THAC0 outside 5..20,
   uses the same formula ``min(20, max(2, THAC0 − AC))`` that every printed cell satisfies.
+* THAC0 and descending AC are whole numbers from −100 to 100, as in BECMI (beyond that they
+  are typing mistakes, not creatures: ``thac0_out_of_range``, ``ac_out_of_range``); their
+  ascending twins (the bracket bonus ``19 − THAC0`` and ``AAC = 19 − AC``) therefore run from
+  −81 to 119. Modifiers are checked as :mod:`rules.core` says (a list of ``Modifier``).
 * Ascending AC: ``d20 + bonus + modifiers ≥ AAC`` with ``bonus = 19 − THAC0`` and
   ``AAC = 19 − AC`` is exactly ``d20 + modifiers ≥ THAC0 − AC``, so the ascending method gives
   the direct-THAC0 result; :class:`AttackResult` carries ``needed`` in the d20 + modifiers
@@ -73,11 +78,17 @@ from fractions import Fraction
 from .core import (
     ABILITY_MAX,
     ABILITY_MIN,
+    NUMBER_LIMIT,
     Modifier,
     RandomSource,
     ability_modifier,
     chance,
+    is_sequence,
+    is_whole,
+    modifiers_of,
     natural_roll,
+    random_source,
+    shown,
     total_of,
 )
 from .dice import (
@@ -240,9 +251,34 @@ MAX_REST_DAYS = 1000
 
 
 def _int(name: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_whole(value):
         raise RulesError("not_an_integer", f"{name} must be a whole number", name=name, value=value)
     return value
+
+
+def _within(name: str, value: object, code: str, low: int, high: int) -> int:
+    value = _int(name, value)
+    if not low <= value <= high:
+        raise RulesError(
+            code,
+            f"{name} must be {low} to {high}, not {shown(value)}",
+            value=value,
+            low=low,
+            high=high,
+        )
+    return value
+
+
+def _thac0(value: object) -> int:
+    return _within("thac0", value, "thac0_out_of_range", -NUMBER_LIMIT, NUMBER_LIMIT)
+
+
+def _ac(name: str, value: object) -> int:
+    return _within(name, value, "ac_out_of_range", -NUMBER_LIMIT, NUMBER_LIMIT)
+
+
+# The ascending twins of THAC0 and AC (19 − x) cover exactly the same creatures.
+_ASCENDING_LOW, _ASCENDING_HIGH = 19 - NUMBER_LIMIT, 19 + NUMBER_LIMIT
 
 
 def _method(method: AttackMethod | str) -> AttackMethod:
@@ -250,7 +286,7 @@ def _method(method: AttackMethod | str) -> AttackMethod:
         return AttackMethod(method)
     except ValueError:
         raise RulesError(
-            "unknown_attack_method", f"no attack method {method!r}", value=method
+            "unknown_attack_method", f"no attack method {shown(method)}", value=method
         ) from None
 
 
@@ -259,21 +295,11 @@ def _category(category: SaveCategory | str) -> SaveCategory:
         return SaveCategory(category)
     except ValueError:
         raise RulesError(
-            "unknown_save_category", f"no save category {category!r}", value=category
+            "unknown_save_category", f"no save category {shown(category)}", value=category
         ) from None
 
 
-def _modifiers(modifiers: Sequence[Modifier]) -> tuple[Modifier, ...]:
-    try:
-        result = tuple(modifiers)
-    except TypeError:
-        raise RulesError(
-            "bad_modifier", f"not a list of modifiers: {modifiers!r}", value=modifiers
-        ) from None
-    for m in result:
-        if not isinstance(m, Modifier) or isinstance(m.value, bool) or not isinstance(m.value, int):
-            raise RulesError("bad_modifier", f"not a modifier: {m!r}", value=m)
-    return result
+_modifiers = modifiers_of
 
 
 def _save_value(value: object) -> int:
@@ -281,7 +307,7 @@ def _save_value(value: object) -> int:
     if not SAVE_VALUE_MIN <= value <= SAVE_VALUE_MAX:
         raise RulesError(
             "save_value_out_of_range",
-            f"a save value is {SAVE_VALUE_MIN} to {SAVE_VALUE_MAX}, not {value}",
+            f"a save value is {SAVE_VALUE_MIN} to {SAVE_VALUE_MAX}, not {shown(value)}",
             value=value,
             low=SAVE_VALUE_MIN,
             high=SAVE_VALUE_MAX,
@@ -290,9 +316,9 @@ def _save_value(value: object) -> int:
 
 
 def _damage(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if not is_whole(value) or value < 0:
         raise RulesError(
-            "bad_damage", f"damage must be a whole number ≥ 0, not {value!r}", value=value
+            "bad_damage", f"damage must be a whole number ≥ 0, not {shown(value)}", value=value
         )
     return value
 
@@ -351,7 +377,7 @@ def parse_hd(hd: str) -> HitDice:
     HitDice(dice=2, bonus=1, asterisks=1, normal_human=False, open_bonus=False)
     """
     if not isinstance(hd, str):
-        raise RulesError("bad_hit_dice", f"Hit Dice must be text, not {hd!r}", value=hd)
+        raise RulesError("bad_hit_dice", f"Hit Dice must be text, not {shown(hd)}", value=hd)
     words = " ".join(hd.replace("-", " ").replace("_", " ").split()).casefold()
     if words in _NORMAL_HUMAN_NAMES:
         return HitDice(normal_human=True)
@@ -416,6 +442,7 @@ def monster_hit_points(
 ) -> int:
     """Roll a monster's hit points; a result below 1 counts as 1 (a ``1-1`` goblin rolling 1
     still stands, the usual B/X reading: the seeds say nothing)."""
+    random_source(rng)
     return max(1, roll(dice_expression, rng=rng, entered=entered).total)
 
 
@@ -427,7 +454,7 @@ def _ability(score: object) -> int:
     if not ABILITY_MIN <= score <= ABILITY_MAX:
         raise RulesError(
             "ability_out_of_range",
-            f"an ability score is {ABILITY_MIN} to {ABILITY_MAX}, not {score}",
+            f"an ability score is {ABILITY_MIN} to {ABILITY_MAX}, not {shown(score)}",
             value=score,
             low=ABILITY_MIN,
             high=ABILITY_MAX,
@@ -440,22 +467,23 @@ def _ability(score: object) -> int:
 
 def attack_bonus(thac0: int) -> int:
     """The ascending-AC attack bonus written in brackets after a THAC0: ``19 − THAC0``."""
-    return 19 - _int("thac0", thac0)
+    return 19 - _thac0(thac0)
 
 
 def thac0_from_bonus(bonus: int) -> int:
-    """The THAC0 of an ascending attack bonus: ``19 − bonus``."""
-    return 19 - _int("bonus", bonus)
+    """The THAC0 of an ascending attack bonus: ``19 − bonus`` (a bonus −81..119 gives a
+    THAC0 within the bound, ``thac0_out_of_range`` otherwise)."""
+    return 19 - _within("bonus", bonus, "thac0_out_of_range", _ASCENDING_LOW, _ASCENDING_HIGH)
 
 
 def ascending_ac(ac: int) -> int:
     """Ascending AC of a descending AC: ``19 − AC`` (AC 9 → 10, AC 2 → 17)."""
-    return 19 - _int("ac", ac)
+    return 19 - _ac("ac", ac)
 
 
 def descending_ac(aac: int) -> int:
-    """Descending AC of an ascending AC: ``19 − AAC``."""
-    return 19 - _int("aac", aac)
+    """Descending AC of an ascending AC: ``19 − AAC`` (an AAC −81..119)."""
+    return 19 - _within("aac", aac, "ac_out_of_range", _ASCENDING_LOW, _ASCENDING_HIGH)
 
 
 def roll_needed(thac0: int, ac: int, method: str = "matrix") -> int:
@@ -463,9 +491,10 @@ def roll_needed(thac0: int, ac: int, method: str = "matrix") -> int:
 
     ``method`` is ``"matrix"`` (the attack matrix: ``min(20, max(2, THAC0 − AC))``, every cell
     of the seed's table) or ``"thac0"`` (the optional direct rule ``THAC0 − AC``, unclamped);
-    ``"ascending"`` gives the same number as ``"thac0"`` (see the module docstring).
+    ``"ascending"`` gives the same number as ``"thac0"`` (see the module docstring). THAC0 and
+    AC are whole numbers from −100 to 100 (``thac0_out_of_range``, ``ac_out_of_range``).
     """
-    thac0, ac, method = _int("thac0", thac0), _int("ac", ac), _method(method)
+    thac0, ac, method = _thac0(thac0), _ac("ac", ac), _method(method)
     needed = thac0 - ac
     if method is AttackMethod.MATRIX:
         return min(MATRIX_MAX_ROLL, max(MATRIX_MIN_ROLL, needed))
@@ -529,6 +558,7 @@ def resolve_attack(
     method = _method(method)
     needed = roll_needed(thac0, target_ac, method)
     mods = _modifiers(modifiers)
+    random_source(rng)
     rolled = natural_roll(20, rng, natural)
     total = rolled + total_of(mods)
     hit_ac = next((ac for ac in MATRIX_AC if total >= roll_needed(thac0, ac, method)), None)
@@ -592,12 +622,14 @@ def attack_modifiers(
 ) -> tuple[Modifier, ...]:
     """The modifiers of an attack roll: STR for melee, DEX for missile (the seed's example:
     STR 13 gives +1 to melee attack rolls), and the referee's situational modifier. Modifiers
-    of 0 are left out, so the log lists only what changed the roll."""
+    of 0 are left out, so the log lists only what changed the roll. Both scores must be valid
+    whichever the attack uses."""
     kind = _attack_kind(kind)
+    str_mod, dex_mod = ability_modifier(strength), ability_modifier(dexterity)
     if kind is AttackKind.MELEE:
-        ability = Modifier(ability_modifier(strength), Reason.STR.value)
+        ability = Modifier(str_mod, Reason.STR.value)
     else:
-        ability = Modifier(ability_modifier(dexterity), Reason.DEX.value)
+        ability = Modifier(dex_mod, Reason.DEX.value)
     situational_mod = Modifier(_int("modifier", situational), Reason.SITUATIONAL.value)
     return tuple(m for m in (ability, situational_mod) if m.value)
 
@@ -621,12 +653,14 @@ def resolve_damage(
 ) -> DamageResult:
     """Roll an attack's damage (or take the dice a player ``entered``). STR adjusts melee
     damage, not missile damage. A negative total deals nothing: damage never heals (the seeds
-    give no minimum; Dolmenwood's minimum of 1 is its own rule)."""
+    give no minimum; Dolmenwood's minimum of 1 is its own rule). ``strength`` must be a valid
+    score even for a missile attack."""
     kind = _attack_kind(kind)
+    str_mod = ability_modifier(strength)
     rolled = roll(expression, rng=rng, entered=entered)
     modifiers: tuple[Modifier, ...] = ()
-    if kind is AttackKind.MELEE and ability_modifier(strength):
-        modifiers = (Modifier(ability_modifier(strength), Reason.STR.value),)
+    if kind is AttackKind.MELEE and str_mod:
+        modifiers = (Modifier(str_mod, Reason.STR.value),)
     return DamageResult(rolled, modifiers, max(0, rolled.total + total_of(modifiers)))
 
 
@@ -634,7 +668,9 @@ def _attack_kind(kind: object) -> AttackKind:
     try:
         return AttackKind(kind)
     except ValueError:
-        raise RulesError("unknown_attack_kind", f"no attack kind {kind!r}", value=kind) from None
+        raise RulesError(
+            "unknown_attack_kind", f"no attack kind {shown(kind)}", value=kind
+        ) from None
 
 
 # ----- saving throws -----
@@ -684,6 +720,7 @@ def resolve_save(
     mods = _modifiers(modifiers)
     if damage is not None:
         damage = _damage(damage)
+    random_source(rng)
     rolled = natural_roll(20, rng, natural)
     total = rolled + total_of(mods)
     success = total >= needed
@@ -738,6 +775,7 @@ def resolve_item_save(
     needed = _save_value(save_value)
     cat = _category(category)
     mods = _item_modifiers(item_bonus, modifiers)
+    random_source(rng)
     rolled = natural_roll(20, rng, natural)
     total = rolled + total_of(mods)
     return ItemSaveResult(cat, rolled, mods, total, needed, total >= needed)
@@ -805,6 +843,7 @@ def resolve_ability_check(
     referee's ``modifier`` (−4 relatively easy … +4 very hard, added to the roll)."""
     score = _ability(score)
     modifier = _check_modifier(modifier)
+    random_source(rng)
     rolled = natural_roll(20, rng, natural)
     rule = {1: NaturalRule.NATURAL_1_SUCCEEDS, 20: NaturalRule.NATURAL_20_FAILS}.get(rolled)
     mods = (Modifier(modifier, Reason.DIFFICULTY.value),) if modifier else ()
@@ -902,7 +941,7 @@ def _rest_days(days: Sequence[bool] | int) -> tuple[bool, ...]:
         return (True,) * days
     for d in days:
         if not isinstance(d, bool):
-            raise RulesError("bad_rest_day", f"a day is rested or not, not {d!r}", value=d)
+            raise RulesError("bad_rest_day", f"a day is rested or not, not {shown(d)}", value=d)
     return tuple(days)
 
 
@@ -921,9 +960,10 @@ def natural_healing(
     and ``max_hp`` (given together) the healing is applied and capped at the maximum.
     """
     rest = _rest_days(days)
+    random_source(rng)
     rested = sum(rest)
     if naturals is not None:
-        if isinstance(naturals, (str, bytes)) or not isinstance(naturals, Sequence):
+        if not is_sequence(naturals):
             raise RulesError(
                 "wrong_number_of_dice",
                 "entered results must be a list",
