@@ -16,7 +16,12 @@ with everything else of the system, which is written in five modules by topic:
   grapple outcomes ``grappled``, ``failed``, ``agreed``, ``out_of_range``; vessels
   ``small_galley``, ``large_galley``; ram targets ``ship``, ``creature``).
 
-Each module's docstring lists the decisions taken where the seed is silent.
+Each module's docstring lists the decisions taken where the seed is silent. Arguments are
+checked as :mod:`rules.core` describes for every system: THAC0 and AC −100..100
+(``thac0_out_of_range``, ``ac_out_of_range``), modifiers a list of ``Modifier``
+(``bad_modifier``), a random source with ``randint`` (``no_random_source``); the wrestling
+helpers a list of at most 100 Hit Dice (``bad_argument``); entered naval dice a list
+(``wrong_dice_count`` with ``value`` None otherwise).
 """
 
 from __future__ import annotations

@@ -26,7 +26,16 @@ from enum import StrEnum
 from fractions import Fraction
 
 from .becmi_hit import _int, roll_needed
-from .core import Modifier, RandomSource, chance, natural_roll, total_of
+from .core import (
+    Modifier,
+    RandomSource,
+    chance,
+    modifiers_of,
+    natural_roll,
+    random_source,
+    shown,
+    total_of,
+)
 from .errors import RulesError
 
 __all__ = [
@@ -86,7 +95,7 @@ def _enum(enum: type[StrEnum], value: object, code: str) -> StrEnum:
     try:
         return enum(value)
     except ValueError:
-        raise RulesError(code, f"unknown {enum.__name__}: {value!r}", value=value) from None
+        raise RulesError(code, f"unknown {enum.__name__}: {shown(value)}", value=value) from None
 
 
 def range_adjustment(band: RangeBand | str) -> int:
@@ -139,11 +148,9 @@ class _Setup:
 
 
 def _modifiers(modifiers: Iterable[Modifier]) -> tuple[Modifier, ...]:
-    out = tuple(modifiers)
-    for m in out:
-        if not isinstance(m, Modifier) or isinstance(m.value, bool) or not isinstance(m.value, int):
-            raise RulesError("bad_modifier", "modifiers must be Modifier(int, reason)", value=m)
-    return out
+    """Modifiers checked as :func:`rules.core.modifiers_of` says: a list of ``Modifier``, never
+    one bare ``Modifier``, ``None`` or a number (``bad_modifier``)."""
+    return modifiers_of(modifiers)
 
 
 def _setup(
@@ -202,6 +209,7 @@ def resolve_attack(
     1 and ``natural + modifiers ≥ needed``. Full hard cover returns ``impossible`` unrolled.
     """
     s = _setup(thac0, ac, range_band, cover, cover_material, boarding, target_boarding, modifiers)
+    random_source(rng)  # refused even when full hard cover leaves nothing to roll
     if s.needed is None:
         return AttackResult(
             s.thac0,
@@ -281,6 +289,7 @@ def resolve_save(
     since the seed gives none."""
     target = _save_target(target)
     mods = _modifiers(modifiers)
+    random_source(rng)
     roll = natural_roll(20, rng, natural)
     total = roll + total_of(mods)
     return SaveResult(roll, mods, total, target, total >= target)

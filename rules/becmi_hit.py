@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
-from .core import ability_modifier
+from .core import NUMBER_LIMIT, ability_modifier, is_whole, shown
 from .errors import RulesError
 
 __all__ = [
@@ -37,14 +37,15 @@ __all__ = [
     "thac0",
 ]
 
-_LIMIT = 100  # THAC0 and AC beyond ±100 are typing mistakes, not creatures
+_LIMIT = NUMBER_LIMIT  # THAC0 and AC beyond ±100 are typing mistakes, not creatures
+_LEVEL_TEXT = re.compile(r"\s*([0-9]+)\s*")  # a level typed as text: "7" (but not "²")
 
 
 def _int(value: object, code: str, name: str, low: int = -_LIMIT, high: int = _LIMIT) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_whole(value):
         raise RulesError(code, f"{name} must be a whole number", value=value)
     if not low <= value <= high:
-        raise RulesError(code, f"{name} must be {low} to {high}, not {value}", value=value)
+        raise RulesError(code, f"{name} must be {low} to {high}, not {shown(value)}", value=value)
     return value
 
 
@@ -172,7 +173,9 @@ def parse_hit_dice(hd: str | int) -> HitDice:
         raise RulesError("bad_hit_dice", "hit dice must be a string such as 2+1", value=hd)
     if isinstance(hd, int):
         if not 1 <= hd <= 999:
-            raise RulesError("bad_hit_dice", f"hit dice must be 1 to 999, not {hd}", value=hd)
+            raise RulesError(
+                "bad_hit_dice", f"hit dice must be 1 to 999, not {shown(hd)}", value=hd
+            )
         return HitDice(Fraction(hd))
     if not isinstance(hd, str):
         raise RulesError("bad_hit_dice", "hit dice must be a string such as 2+1", value=hd)
@@ -216,8 +219,12 @@ def _monster_thac0(hd: str | int) -> int:
 
 
 def _level_number(level: int | str, low: int) -> int:
-    if isinstance(level, str) and level.strip().isdigit():
-        level = int(level.strip())
+    match = _LEVEL_TEXT.fullmatch(level) if isinstance(level, str) else None
+    if match:
+        digits = match[1].lstrip("0") or "0"
+        if len(digits) > 3:  # no level has more digits (and int() refuses 4300 of them)
+            raise RulesError("level_out_of_range", "a level is at most 36", value=level)
+        level = int(digits)
     return _int(level, "level_out_of_range", "a level", low, _MAX_LEVEL)
 
 
@@ -233,7 +240,7 @@ def _column(column: Column | str) -> Column:
         return Column(key)
     except ValueError:
         raise RulesError(
-            "unknown_column", f"no hit table column {column!r}", value=column
+            "unknown_column", f"no hit table column {shown(column)}", value=column
         ) from None
 
 
@@ -257,11 +264,11 @@ def thac0(column: Column | str, level: int | str) -> int:
     if col is Column.MONSTER:
         return _monster_thac0(level)
     if col is Column.DEMI_HUMAN:
-        if isinstance(level, str) and not level.strip().isdigit():
+        if isinstance(level, str) and not _LEVEL_TEXT.fullmatch(level):
             rank = level.strip().upper()
             if len(rank) != 1 or rank not in _RANKS:
                 raise RulesError(
-                    "bad_attack_rank", f"attack ranks run A to M, not {level!r}", value=level
+                    "bad_attack_rank", f"attack ranks run A to M, not {shown(level)}", value=level
                 )
             return 15 - _RANKS.index(rank)
         return _class_thac0(Column.FIGHTER, _level_number(level, 1))

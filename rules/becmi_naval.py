@@ -34,7 +34,7 @@ from fractions import Fraction
 
 from .becmi_attack import AttackResult, _enum, attack_odds, resolve_attack
 from .becmi_hit import _int
-from .core import Modifier, RandomSource, chance, natural_roll
+from .core import Modifier, RandomSource, chance, is_sequence, natural_roll, random_source
 from .errors import RulesError
 
 __all__ = [
@@ -183,9 +183,13 @@ class RepairLife:
 def _dice(
     count: int, sides: int, rng: RandomSource | None, entered: Sequence[int] | None
 ) -> tuple[int, ...]:
+    random_source(rng)
     if entered is None:
         return tuple(natural_roll(sides, rng) for _ in range(count))
-    entered = tuple(entered)
+    if not is_sequence(entered):
+        raise RulesError(
+            "wrong_dice_count", f"enter a list of {count} dice", count=count, value=None
+        )
     if len(entered) != count:
         raise RulesError(
             "wrong_dice_count",
@@ -259,6 +263,8 @@ def resolve_grapple(
     """Grapple another ship: beyond 50 ft it cannot be done; by mutual agreement it succeeds;
     otherwise a d6 of 1 or 2 succeeds."""
     distance = _distance(distance_ft)
+    mutual = bool(mutual)
+    random_source(rng)
     if distance > GRAPPLE_RANGE_FT:
         return GrappleResult(distance, mutual, None, GRAPPLE_SUCCESS, GrappleOutcome.OUT_OF_RANGE)
     if mutual:
@@ -338,6 +344,7 @@ def resolve_ram(
     """Ram a ship or a creature of ``target_ac`` with a galley; ``modifiers`` are the
     referee's (weather, manoeuvrability …). Dice from ``rng`` or entered."""
     spec = _ram_damage(vessel, target)
+    random_source(rng)
     attack = resolve_attack(RAM_THAC0, target_ac, modifiers=modifiers, rng=rng, natural=natural)
     if not attack.hit:
         if damage_naturals is not None:  # still check what was typed

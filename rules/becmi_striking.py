@@ -26,6 +26,7 @@ Decisions where the seed is silent:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -43,7 +44,7 @@ from .becmi_attack import (
     save_chance,
 )
 from .becmi_hit import _adj, _int, parse_hit_dice
-from .core import Modifier, RandomSource, chance, natural_roll
+from .core import Modifier, RandomSource, chance, is_whole, natural_roll, random_source
 from .errors import RulesError
 
 __all__ = [
@@ -81,14 +82,21 @@ def monster_constitution(hd: str | int) -> int:
 def can_strike(attacker_size: float, defender_size: float, haymaker: bool = False) -> bool:
     """Whether the attacker is at least half the defender's size (always true for a haymaker)."""
     for size in (attacker_size, defender_size):
-        if isinstance(size, bool) or not isinstance(size, int | float) or not size > 0:
-            raise RulesError("bad_size", "a size is a positive number", value=size)
-    return haymaker or 2 * attacker_size >= defender_size
+        _size(size)
+    return bool(haymaker) or 2 * attacker_size >= defender_size
+
+
+def _size(size: object) -> float:
+    number = is_whole(size) or (isinstance(size, float) and math.isfinite(size))
+    if not number or not size > 0:
+        raise RulesError("bad_size", "a size is a positive number", value=size)
+    return size
 
 
 def strike_damage(attacker_str: int | None = None, pulled: bool = False) -> int:
     """Damage of a striking hit: ``1 + STR adj`` (never below 0), or 0 if pulled."""
-    return 0 if pulled else max(0, 1 + _adj(attacker_str))
+    damage = max(0, 1 + _adj(attacker_str))  # the score is checked even for a pulled blow
+    return 0 if pulled else damage
 
 
 def _con(defender_con: int) -> int:
@@ -167,6 +175,9 @@ class StrikeResult:
 
 def _check_size(attacker_size: float | None, defender_size: float | None, haymaker: bool) -> None:
     if attacker_size is None or defender_size is None:
+        for size in (attacker_size, defender_size):
+            if size is not None:
+                _size(size)
         return
     if not can_strike(attacker_size, defender_size, haymaker):
         raise RulesError(
@@ -201,9 +212,11 @@ def resolve_strike(
     the attacker's STR score (``None`` for a monster: adjustment 0). Each d20 is rolled from
     ``rng`` or taken from ``natural`` / ``stun_natural`` / ``save_natural``."""
     _check_size(attacker_size, defender_size, haymaker)
+    haymaker, pulled = bool(haymaker), bool(pulled)
     con = _con(defender_con)
     save_mods = _save_modifiers(attacker_str, haymaker)
     save_chance(defender_save, save_mods)  # refuse a bad save value before any die is rolled
+    random_source(rng)
     attack = resolve_attack(
         thac0,
         ac,

@@ -38,7 +38,16 @@ from fractions import Fraction
 
 from .becmi_attack import SaveResult, _modifiers, resolve_save, save_chance
 from .becmi_hit import _adj, _int, parse_hit_dice
-from .core import Modifier, RandomSource, natural_roll, total_of
+from .core import (
+    Modifier,
+    RandomSource,
+    bad_argument,
+    items_of,
+    natural_roll,
+    random_source,
+    shown,
+    total_of,
+)
 from .errors import RulesError
 
 __all__ = [
@@ -58,6 +67,8 @@ __all__ = [
 ]
 
 PINNED_PENALTY = 3
+_MAX_HD = 999  # as parse_hit_dice reads
+_MAX_HELPERS = 100  # a pile-on beyond any table; an endless generator must not hang the engine
 _LADDER = ("free", "grabbed", "thrown", "pinned")
 
 
@@ -104,9 +115,11 @@ def _hd_size(hd: str | int | float | Fraction) -> tuple[Fraction, Fraction]:
     if isinstance(hd, str) or (isinstance(hd, int) and not isinstance(hd, bool)):
         parsed = parse_hit_dice(hd)
         return parsed.dice, Fraction(parsed.bonus)
-    if isinstance(hd, float | Fraction) and hd > 0:
+    if isinstance(hd, float | Fraction) and math.isfinite(hd) and 0 < hd <= _MAX_HD:
         return Fraction(hd), Fraction(0)
-    raise RulesError("bad_hit_dice", "hit dice must be a positive number or string", value=hd)
+    raise RulesError(
+        "bad_hit_dice", f"hit dice must be a number above 0 up to {_MAX_HD}, or text", value=hd
+    )
 
 
 def helper_modifiers(
@@ -114,11 +127,18 @@ def helper_modifiers(
 ) -> tuple[Modifier, ...]:
     """Bonuses for extra wrestlers on one side: +1 for each with at most half the opponent's
     HD, +5 for each with more (one modifier per kind, zero kinds left out). Bonus hit points
-    count (``4+1`` is more than half of 8 HD, ``4`` exactly half); asterisks do not."""
+    count (``4+1`` is more than half of 8 HD, ``4`` exactly half); asterisks do not.
+    ``helper_hds`` is a list of Hit Dice (never one string: ``"12"`` is not two helpers) of at
+    most 100 helpers (``bad_argument`` otherwise)."""
+    helpers = items_of(helper_hds, _MAX_HELPERS)
+    if helpers is None or len(helpers) > _MAX_HELPERS:
+        raise bad_argument(
+            "helper_hds", helper_hds, f"a list of at most {_MAX_HELPERS} helpers' Hit Dice"
+        )
     dice, bonus = _hd_size(opponent_hd)
     half = (dice / 2, bonus / 2)
     small = large = 0
-    for hd in helper_hds:
+    for hd in helpers:
         if _hd_size(hd) > half:
             large += 1
         else:
@@ -142,7 +162,7 @@ def _sides(
     try:
         hold = Hold(hold)
     except ValueError:
-        raise RulesError("unknown_hold", f"no hold {hold!r}", value=hold) from None
+        raise RulesError("unknown_hold", f"no hold {shown(hold)}", value=hold) from None
     penalty = _int(pinned_penalty, "bad_pinned_penalty", "the pinned penalty", 0, 100)
     attacker = (
         Modifier(
@@ -280,6 +300,7 @@ def resolve_wrestling_round(
     )
     save_mods = _modifiers(save_modifiers)
     damage_if_failed = pin_damage(pinner_str)
+    random_source(rng)
     save_chance(defender_save, save_mods)  # refuse a bad save value before any die is rolled
     a_roll = natural_roll(20, rng, attacker_natural)
     d_roll = natural_roll(20, rng, defender_natural)
