@@ -85,7 +85,20 @@ from fractions import Fraction
 from itertools import accumulate
 from typing import TypeVar
 
-from .core import Modifier, RandomSource, ability_modifier, chance, natural_roll, total_of
+from .core import (
+    NUMBER_LIMIT,
+    Modifier,
+    RandomSource,
+    ability_modifier,
+    chance,
+    is_sequence,
+    is_whole,
+    modifiers_of,
+    natural_roll,
+    random_source,
+    shown,
+    total_of,
+)
 from .errors import RulesError
 
 __all__ = [
@@ -140,7 +153,7 @@ __all__ = [
 SAVE_CATEGORIES: tuple[str, ...] = ("doom", "ray", "hold", "blast", "spell")
 SITUATIONAL = "situational"
 
-_MODIFIER_LIMIT = 100
+_MODIFIER_LIMIT = NUMBER_LIMIT
 _SAVE_TARGET = (1, 30)
 _ARMOUR_CLASS = (0, 50)
 _HIT_POINTS = (0, 10_000)
@@ -340,7 +353,9 @@ class DamageDice:
         """``"d8"``, ``"1d8"``, ``"2d6"``; ``k`` and Cyrillic ``к`` mean ``d`` too."""
         match = _NOTATION.match(text) if isinstance(text, str) else None
         if match is None:
-            raise RulesError("bad_dice", f"not a dice expression like 2d6: {text!r}", value=text)
+            raise RulesError(
+                "bad_dice", f"not a dice expression like 2d6: {shown(text)}", value=text
+            )
         count, sides = match.groups()
         return cls(int(count) if count else 1, int(sides))
 
@@ -391,12 +406,12 @@ class ChanceResult:
 
 
 def _whole(field: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_whole(value):
         raise RulesError("not_integer", f"{field} must be a whole number", field=field, value=value)
     if not low <= value <= high:
         raise RulesError(
             "out_of_range",
-            f"{field} must be {low} to {high}, not {value}",
+            f"{field} must be {low} to {high}, not {shown(value)}",
             field=field,
             value=value,
             low=low,
@@ -413,19 +428,17 @@ def _member(enum: type[_E], value: object, field: str) -> _E:
         return enum(value)
     except ValueError:
         raise RulesError(
-            "unknown_key", f"{value!r} is not a {field}", field=field, value=value
+            "unknown_key", f"{shown(value)} is not a {field}", field=field, value=value
         ) from None
 
 
 def _modifiers(modifiers: Iterable[Modifier]) -> tuple[Modifier, ...]:
-    if isinstance(modifiers, (str, bytes, Modifier)) or not isinstance(modifiers, Iterable):
-        raise RulesError(
-            "bad_modifier", "modifiers must be a sequence of Modifier", value=modifiers
-        )
-    result = tuple(modifiers)
+    result = modifiers_of(modifiers)
     for m in result:
-        if not isinstance(m, Modifier) or not isinstance(m.reason, str) or not _KEY.match(m.reason):
-            raise RulesError("bad_modifier", f"not a Modifier with a key reason: {m!r}", value=m)
+        if not _KEY.match(m.reason):
+            raise RulesError(
+                "bad_modifier", f"not a Modifier with a key reason: {shown(m)}", value=m
+            )
         _whole("modifier", m.value, -_MODIFIER_LIMIT, _MODIFIER_LIMIT)
     return result
 
@@ -488,7 +501,9 @@ def _skill_key(skill: Skill | str) -> str:
         return skill.value
     if isinstance(skill, str) and _KEY.match(skill):
         return skill
-    raise RulesError("bad_skill_key", f"a skill is a lower-case key, not {skill!r}", value=skill)
+    raise RulesError(
+        "bad_skill_key", f"a skill is a lower-case key, not {shown(skill)}", value=skill
+    )
 
 
 def _skill_target_value(target: int) -> int:
@@ -600,7 +615,7 @@ def _effect_kinds(kinds: Iterable[EffectKind | str]) -> tuple[EffectKind, ...]:
     if not isinstance(kinds, Iterable):
         raise RulesError(
             "unknown_key",
-            f"{kinds!r} is not a list of effect kinds",
+            f"{shown(kinds)} is not a list of effect kinds",
             field="effect_kind",
             value=kinds,
         )
@@ -758,7 +773,7 @@ def _keys(field: str, values: Iterable[str]) -> frozenset[str]:
     values = tuple(values)
     for value in values:
         if not isinstance(value, str) or not _KEY.match(value):
-            raise RulesError("bad_key", f"{value!r} is not a key", field=field, value=value)
+            raise RulesError("bad_key", f"{shown(value)} is not a key", field=field, value=value)
     return frozenset(values)
 
 
@@ -795,6 +810,14 @@ def resolve_damage(
     other modifiers, at least 1. Against an ``immune`` target no dice are rolled and nothing
     is dealt."""
     parsed, mods = _damage_inputs(dice, kind, modifiers, strength)
+    random_source(rng)
+    if naturals is not None and not is_sequence(naturals):
+        raise RulesError(
+            "wrong_number_of_dice",
+            "enter one result per die",
+            expected=0 if immune else parsed.count,
+            got=naturals,
+        )
     if immune:
         if naturals:
             raise RulesError(
@@ -807,13 +830,6 @@ def resolve_damage(
     if naturals is None:
         rolled = tuple(natural_roll(parsed.sides, rng) for _ in range(parsed.count))
     else:
-        if isinstance(naturals, (str, bytes)) or not isinstance(naturals, Sequence):
-            raise RulesError(
-                "wrong_number_of_dice",
-                "enter one result per die",
-                expected=parsed.count,
-                got=naturals,
-            )
         if len(naturals) != parsed.count:
             raise RulesError(
                 "wrong_number_of_dice",
