@@ -38,8 +38,10 @@ Keys the interface translates
   ``bad_leg_count``, ``bad_wing_count``, ``no_zones``, ``zone_repeated``, ``max_hp_invalid``,
   ``damage_invalid``, ``height_invalid``, ``unknown_unit``, ``too_many_dice_entered``,
   ``zone_cannot_heal``, ``heal_invalid``, ``dex_invalid``, ``round_invalid``,
-  ``unknown_special_attack``,
-  plus ``die_out_of_range`` / ``die_not_integer`` / ``no_random_source`` from ``rules.core``.
+  ``unknown_special_attack``, ``bad_argument`` (name, value, expected: a state, plan, dice
+  spec, list of entered dice, callback, ``tail`` flag or combined body's part that is not
+  one), plus ``die_out_of_range`` / ``die_not_integer`` / ``no_random_source`` from
+  ``rules.core``. Heights and weapon lengths are at most :data:`MAX_LENGTH` (``height_invalid``).
 
 Decisions where the rules leave things open
 -------------------------------------------
@@ -103,7 +105,18 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from .core import Modifier, RandomSource, chance, natural_roll
+from .core import (
+    Modifier,
+    RandomSource,
+    bad_argument,
+    chance,
+    is_sequence,
+    is_whole,
+    items_of,
+    natural_roll,
+    random_source,
+    shown,
+)
 from .errors import RulesError
 from .hit_location_tables import (
     BODY_ROWS,
@@ -196,7 +209,7 @@ def _as_enum(enum: type, value: Any, code: str, what: str) -> Any:
     try:
         return enum(value)
     except ValueError:
-        raise RulesError(code, f"unknown {what}: {value!r}", value=value) from None
+        raise RulesError(code, f"unknown {what}: {shown(value)}", value=value) from None
 
 
 def _as_body(value: BodyType | str) -> BodyType:
@@ -212,7 +225,7 @@ def _as_zone(value: Zone | str) -> Zone:
 
 
 def _whole(value: Any, code: str, what: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+    if not is_whole(value) or value < minimum:
         raise RulesError(
             code,
             f"{what} must be a whole number of at least {minimum}",
@@ -334,6 +347,13 @@ def body_plan(
     front, sides and rear. ``coiled``: a coiled snake is reached in every zone from every
     direction. A variant the body type does not have raises ``variant_not_available``."""
     b = _as_body(body)
+    # Checked before the cache, which would otherwise hash whatever it was given.
+    if tail is not None and not isinstance(tail, bool):
+        raise bad_argument("tail", tail, "True, False or None")
+    if wings is not None and not isinstance(wings, bool) and not is_whole(wings):
+        raise RulesError("bad_wing_count", f"not a wing count: {shown(wings)}", value=wings)
+    if legs is not None and not is_whole(legs):
+        raise RulesError("bad_leg_count", f"not a leg count: {shown(legs)}", value=legs)
     return _body_plan(
         b, bool(optional), tail, wings, legs, bool(wings_spread), bool(upright), bool(coiled)
     )
@@ -451,10 +471,12 @@ def combine_bodies(
                        (body_plan("insectoid"), ["head", "left_leg_1", ..., "right_leg_3"]),
                        (body_plan("snake"), ["upper_body", "lower_body"]))
     """
+    if not isinstance(name, str):
+        raise bad_argument("name", name, "a name (text)")
     specs: list[ZoneSpec] = []
     seen: set[Zone] = set()
     for part in parts:
-        plan, chosen = part if isinstance(part, tuple) else (part, None)
+        plan, chosen = _part(part)
         picked = plan.zones if chosen is None else tuple(plan.spec(z) for z in chosen)
         for spec in picked:
             if spec.zone in seen:
@@ -470,8 +492,45 @@ def combine_bodies(
     return BodyPlan(str(name), primary, tuple(specs))
 
 
+_PART = "a BodyPlan or a (BodyPlan, list of zones or None) pair"
+_MAX_ZONES = 100  # more zones than any body has; an endless generator must not hang the engine
+
+
+def _part(part: object) -> tuple[BodyPlan, tuple[object, ...] | None]:
+    if isinstance(part, BodyPlan):
+        return _as_plan(part), None
+    if not isinstance(part, tuple) or len(part) != 2:
+        raise bad_argument("parts", part, _PART)
+    plan, chosen = part
+    if chosen is None:
+        return _as_plan(plan, "parts"), None
+    zones = items_of(chosen, _MAX_ZONES)
+    if zones is None or len(zones) > _MAX_ZONES:
+        raise bad_argument("parts", part, _PART)
+    return _as_plan(plan, "parts"), zones
+
+
+def _as_plan(plan: object, name: str = "plan") -> BodyPlan:
+    """A body plan as the engine builds it (a hand-made one must hold zone specs)."""
+    if (
+        not isinstance(plan, BodyPlan)
+        or not isinstance(plan.name, str)
+        or not isinstance(plan.body, BodyType)
+        or not isinstance(plan.zones, tuple)
+        or not all(isinstance(spec, ZoneSpec) for spec in plan.zones)
+    ):
+        raise bad_argument(name, plan, "a BodyPlan (from body_plan or combine_bodies)")
+    return plan
+
+
+def _as_state(state: object) -> ZoneState:
+    if not isinstance(state, ZoneState) or not isinstance(state.plan, BodyPlan):
+        raise bad_argument("state", state, "a ZoneState (from new_zone_state)")
+    return state
+
+
 def _plan_of(body: BodyPlan | BodyType | str, optional: bool = False) -> BodyPlan:
-    return body if isinstance(body, BodyPlan) else body_plan(body, optional=optional)
+    return _as_plan(body) if isinstance(body, BodyPlan) else body_plan(body, optional=optional)
 
 
 def zone_max_hp(body: str, zone: str, max_hp: int) -> int:
@@ -514,11 +573,18 @@ class LocationTable:
     subset: str = ""
 
     def zone_at(self, position: int) -> LocationRow:
+        if not is_whole(position):
+            raise RulesError(
+                "die_not_integer", "a d100 position is a whole number", sides=100, value=position
+            )
         for row in self.rows:
             if row.low <= position <= row.high:
                 return row
         raise RulesError(
-            "die_out_of_range", f"a d100 shows 1 to 100, not {position}", sides=100, value=position
+            "die_out_of_range",
+            f"a d100 shows 1 to 100, not {shown(position)}",
+            sides=100,
+            value=position,
         )
 
     def as_tuples(self) -> list[tuple[str, int, int]]:
@@ -552,11 +618,14 @@ def _table(
     return LocationTable(plan.name, direction, tuple(rows), subset)
 
 
-@lru_cache(maxsize=1024)
 def location_table_for(plan: BodyPlan, direction: Direction | str) -> LocationTable:
     """The location table of a plan from a direction: the zones reached from it, top to bottom,
     with d100 ranges proportional to their weights (largest remainder, earlier wins ties)."""
-    d = _as_direction(direction)
+    return _location_table_for(_as_plan(plan), _as_direction(direction))
+
+
+@lru_cache(maxsize=1024)  # arguments checked first: the cache hashes what it is given
+def _location_table_for(plan: BodyPlan, d: Direction) -> LocationTable:
     reached = [spec for spec in plan.zones if d in spec.reach]
     if not reached:
         raise RulesError(
@@ -618,10 +687,15 @@ class Band:
 
 
 def parse_band(band: Band | str) -> Band:
-    """``"40 N"`` → ``Band(TOP, 40)``; X is 1..99. Bad text raises ``unknown_band``."""
+    """``"40 N"`` → ``Band(TOP, 40)``; X is 1..99. Bad text (or a hand-made ``Band`` that is
+    none of these, or anything but text and bands) raises ``unknown_band``."""
+    if isinstance(band, HeightBand):
+        band = band.band
     if isinstance(band, Band):
-        return band
-    text = " ".join(str(band).upper().split())
+        return _checked_band(band)
+    if not isinstance(band, str):
+        raise RulesError("unknown_band", f"not a height band: {shown(band)}", value=shown(band))
+    text = " ".join(band.upper().split())
     simple = {"A": BandKind.AUTOMATIC, "N": BandKind.NORMAL, "W": BandKind.WOUNDING}
     if text in simple:
         return Band(simple[text])
@@ -633,23 +707,44 @@ def parse_band(band: Band | str) -> Band:
             return Band(BandKind.BOTTOM, int(second))
     except ValueError:
         pass
-    raise RulesError("unknown_band", f"not a height band: {band!r}", value=str(band))
+    raise RulesError("unknown_band", f"not a height band: {shown(band)}", value=str(band))
+
+
+def _checked_band(band: Band) -> Band:
+    edged = band.kind in (BandKind.TOP, BandKind.BOTTOM)
+    ok = isinstance(band.kind, BandKind) and (
+        (is_whole(band.value) and 1 <= band.value <= 99) if edged else band.value == 0
+    )
+    if not ok:
+        raise RulesError("unknown_band", f"not a height band: {shown(band)}", value=shown(band))
+    return band
 
 
 FOOT_IN_METRES = Fraction("0.3048")
 
 
+#: Heights and weapon lengths are at most this many feet (or metres): far beyond any creature,
+#: and a bound keeps an absurd Decimal such as 1E+999999999 from costing unbounded work.
+MAX_LENGTH = 10_000
+_DECIMAL_PLACES = Decimal("1E-12")  # a Decimal is read to 12 places (1E-999999999 is 0)
+
+
 def _length(value: Any, what: str, allow_zero: bool) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, int | float | Fraction | Decimal):
         raise RulesError("height_invalid", f"{what} must be a number", what=what, value=value)
+    if isinstance(value, float | Decimal) and not (
+        value.is_finite() if isinstance(value, Decimal) else math.isfinite(value)
+    ):
+        raise RulesError("height_invalid", f"{what} must be finite", what=what, value=value)
+    size = value.copy_abs() if isinstance(value, Decimal) else abs(value)  # no Overflow trap
+    if size > MAX_LENGTH:
+        raise RulesError(
+            "height_invalid", f"{what} must be at most {MAX_LENGTH}", what=what, value=value
+        )
     if isinstance(value, float):
-        if not math.isfinite(value):
-            raise RulesError("height_invalid", f"{what} must be finite", what=what, value=value)
         number = Fraction(repr(value))  # 5.7 means 57/10, not its binary neighbour
     elif isinstance(value, Decimal):
-        if not value.is_finite():
-            raise RulesError("height_invalid", f"{what} must be finite", what=what, value=value)
-        number = Fraction(value)
+        number = Fraction(value.quantize(_DECIMAL_PLACES))
     else:
         number = Fraction(value)
     if number < 0 or (number == 0 and not allow_zero):
@@ -692,7 +787,7 @@ def height_band_for(
     """The height band with its working (see :class:`HeightBand`); ``unit`` ``"ft"`` or
     ``"m"`` (metres convert to feet first). Heights must be above 0, weapon length 0 or more."""
     if unit not in ("ft", "m"):
-        raise RulesError("unknown_unit", f"unit is 'ft' or 'm', not {unit!r}", value=unit)
+        raise RulesError("unknown_unit", f"unit is 'ft' or 'm', not {shown(unit)}", value=unit)
     a = _length(attacker, "attacker height", False)
     d = _length(defender, "defender height", False)
     w = _length(weapon, "weapon length", True)
@@ -813,8 +908,9 @@ def roll_location(
     optional: bool = False,
 ) -> LocationRoll:
     """Roll (or read an entered) d100 for the zone hit from ``direction`` in ``band``."""
-    b = band.band if isinstance(band, HeightBand) else parse_band(band)
+    b = parse_band(band)
     table = band_table(body, direction, b, optional=optional)
+    random_source(rng)
     natural = natural_roll(100, rng, entered)
     position = band_position(b, natural)
     row = table.zone_at(position)
@@ -829,7 +925,7 @@ def location_odds(
     optional: bool = False,
 ) -> dict[Zone, Fraction]:
     """Exact chance of each zone for a location roll, by enumerating the 100 naturals."""
-    b = band.band if isinstance(band, HeightBand) else parse_band(band)
+    b = parse_band(band)
     return dict(_odds(_plan_of(body, optional), _as_direction(direction), b))
 
 
@@ -857,7 +953,9 @@ class DiceRoll:
 
 
 def roll_odds(spec: DiceSpec) -> dict[int, Fraction]:
-    """Exact distribution of a dice spec's total (timers, the humanoid tail's DEX loss)."""
+    """Exact distribution of a dice spec's total (timers, the humanoid tail's DEX loss): up to
+    :data:`MAX_SPEC_DICE` dice of 1..:data:`MAX_SPEC_SIDES` sides (none: the constant bias)."""
+    _check_spec(spec)
     dist = {spec.bias: Fraction(1)}
     for _ in range(spec.count):
         step: dict[int, Fraction] = {}
@@ -868,9 +966,34 @@ def roll_odds(spec: DiceSpec) -> dict[int, Fraction]:
     return dist
 
 
+#: Bounds of a :class:`DiceSpec` given to :func:`roll_odds` (the tables use at most 2d8).
+MAX_SPEC_DICE, MAX_SPEC_SIDES = 10, 100
+
+
+def _check_spec(spec: object) -> DiceSpec:
+    ok = (
+        isinstance(spec, DiceSpec)
+        and is_whole(spec.count)
+        and is_whole(spec.sides)
+        and is_whole(spec.bias)
+        and 0 <= spec.count <= MAX_SPEC_DICE
+        and (spec.count == 0 or 1 <= spec.sides <= MAX_SPEC_SIDES)
+        and abs(spec.bias) <= MAX_SPEC_SIDES * MAX_SPEC_DICE
+    )
+    if not ok:
+        raise bad_argument(
+            "spec", spec, f"a DiceSpec of 0..{MAX_SPEC_DICE} dice of 1..{MAX_SPEC_SIDES} sides"
+        )
+    return spec  # type: ignore[return-value]
+
+
 class _Dice:
-    def __init__(self, rng: RandomSource | None, entered: Sequence[int]) -> None:
-        self.rng = rng
+    def __init__(self, rng: RandomSource | None, entered: Sequence[int] | None) -> None:
+        if entered is None:
+            entered = ()
+        if not is_sequence(entered):
+            raise bad_argument("entered", entered, "a list of die results (or None)")
+        self.rng = random_source(rng)
         self.entered = list(entered)
         self.used = 0
 
@@ -1108,14 +1231,15 @@ def apply_zone_damage(
     damage: int,
     *,
     rng: RandomSource | None = None,
-    entered: Sequence[int] = (),
+    entered: Sequence[int] | None = (),
 ) -> tuple[ZoneState, tuple[ZoneEffect, ...]]:
     """Damage one zone; return the new state and what followed, in order.
 
     Dice the wound calls for (the humanoid tail's 1d6 DEX, death timers, a snake's writhing)
-    come from ``entered`` naturals in order, then from ``rng``; :func:`dice_needed` tells which
-    dice a wound will need. A dead creature takes the damage with no further consequence."""
-    i = state.plan.index(zone)
+    come from ``entered`` naturals in order (``None``: none entered), then from ``rng``;
+    :func:`dice_needed` tells which dice a wound will need. A dead creature takes the damage
+    with no further consequence."""
+    i = _as_state(state).plan.index(zone)
     points = _whole(damage, "damage_invalid", "damage", 0)
     dice = _Dice(rng, entered)
     change = _Change(state, dice)
@@ -1200,6 +1324,7 @@ def _bird_over_maximum(change: _Change, spec: ZoneSpec, after: int, zmax: int) -
 def dice_needed(state: ZoneState, zone: Zone | str, damage: int) -> tuple[int, ...]:
     """The sides of each die :func:`apply_zone_damage` would roll for this wound, in order (so
     that players can be asked to roll them at the table and enter the naturals)."""
+    _as_state(state)
     recorder = _Recorder()
     apply_zone_damage(state, zone, damage, rng=recorder)
     return tuple(recorder.sides)
@@ -1208,17 +1333,19 @@ def dice_needed(state: ZoneState, zone: Zone | str, damage: int) -> tuple[int, .
 def round_dice_needed(state: ZoneState) -> tuple[int, ...]:
     """The sides of each die :func:`end_round` would roll (bleeding can bring a reptile's or a
     snake's total-damage death timer)."""
+    _as_state(state)
     recorder = _Recorder()
     end_round(state, rng=recorder)
     return tuple(recorder.sides)
 
 
 def end_round(
-    state: ZoneState, *, rng: RandomSource | None = None, entered: Sequence[int] = ()
+    state: ZoneState, *, rng: RandomSource | None = None, entered: Sequence[int] | None = ()
 ) -> tuple[ZoneState, tuple[ZoneEffect, ...]]:
     """The end of a round: a dying creature's timer counts down (death at 0); then each
     untreated severed limb bleeds 1 hp, which can bring total-damage death (and its dice, from
     ``entered`` then ``rng``). A dead snake's writhing counts down."""
+    _as_state(state)
     dice = _Dice(rng, entered)
     change = _Change(state, dice)
     if state.dead:
@@ -1243,6 +1370,7 @@ def treat_wound(
     state: ZoneState, zone: Zone | str | None = None
 ) -> tuple[ZoneState, tuple[ZoneEffect, ...]]:
     """Treat a severed limb's wound (``zone``), or every bleeding one: the bleeding stops."""
+    _as_state(state)
     targets = state.bleeding if zone is None else frozenset({state.plan.spec(zone).zone})
     targets = targets & state.bleeding
     effects = tuple(
@@ -1257,7 +1385,7 @@ def heal_zone(
     """Heal damage in a zone. A lost zone stays lost; a snake heals only its lower body (the
     seed: damage elsewhere kills it in the end), which heals even when lost. The dead don't
     heal. Maiming DEX and bleeding already suffered stay."""
-    i = state.plan.index(zone)
+    i = _as_state(state).plan.index(zone)
     amount = _whole(points, "heal_invalid", "healing", 0)
     spec = state.plan.zones[i]
     if spec.body is BodyType.SNAKE:
@@ -1277,6 +1405,7 @@ def heal_zone(
 def effective_dex(state: ZoneState, dex: int) -> int:
     """DEX after maiming: points lost first, then a reptile's halvings (rounding down),
     never below 0."""
+    _as_state(state)
     value = max(0, _whole(dex, "dex_invalid", "DEX", 0) - state.dex_penalty)
     return value >> state.dex_halvings
 
@@ -1316,7 +1445,7 @@ def _times(a: Fraction | None, b: Fraction | None) -> Fraction | None:
 
 def mobility(state: ZoneState) -> Mobility:
     """Movement limits from lost zones, conditions and (snake) total damage."""
-    lost = state.lost
+    lost = _as_state(state).lost
     result = Mobility()
     for body in BodyType:
         specs = [s for s in state.plan.zones if s.body is body]
@@ -1476,6 +1605,8 @@ _ESCAPE_ON = 10  # d100 of 10 or less: not swallowed
 
 def swallow_escape_allowed(damage_low: int, damage_high: int) -> bool:
     """The 10% chance not to be swallowed, unless the monster's damage is listed as 6-24."""
+    _whole(damage_low, "damage_invalid", "damage", 0)
+    _whole(damage_high, "damage_invalid", "damage", 0)
     return (damage_low, damage_high) != (6, 24)
 
 
@@ -1524,6 +1655,7 @@ def resolve_special_attack(
     (natural 18+ that hits: swallowed, unless the d100 escape roll is 10 or less and escape is
     allowed). ``natural`` is the attack's d20 (rolled from ``rng`` if not given)."""
     kind = _as_special(attack)
+    random_source(rng)
     n = natural_roll(20, rng, natural)
     needed = _TRIGGER[kind]
     if not (hit and n >= needed):
@@ -1548,6 +1680,8 @@ def special_attack_chance(
     """Exact chance that an attack seizes and tears / swallows its victim. ``hits`` says which
     d20 naturals hit (from the rules system's attack roll; default: every trigger roll hits)."""
     kind = _as_special(attack)
+    if hits is not None and not callable(hits):
+        raise bad_argument("hits", hits, "None or a function of the natural d20")
     needed = _TRIGGER[kind]
     p = chance(20, lambda n: n >= needed and (hits is None or hits(n)))
     if kind is SpecialAttack.SWALLOW and escape_allowed:

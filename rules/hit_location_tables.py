@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
+from .core import is_whole, shown
+from .errors import RulesError
+
 __all__ = [
     "BODY_ROWS",
     "DIRECTION_LETTERS",
@@ -136,10 +139,26 @@ class Zone(StrEnum):
     RIGHT_WING_3 = "right_wing_3"
 
 
+def _unknown_zone(value: object) -> RulesError:
+    return RulesError("unknown_zone", f"no zone {shown(value)}", value=value)
+
+
 def zone_key(part: Part, side: Side | None = None, number: int | None = None) -> Zone:
-    """The zone of a part on a side with a number: ``(LEG, LEFT, 2)`` is ``left_leg_2``."""
+    """The zone of a part on a side with a number: ``(LEG, LEFT, 2)`` is ``left_leg_2``; a
+    combination no body has is ``unknown_zone``."""
+    try:
+        part = Part(part)
+        side = None if side is None else Side(side)
+    except ValueError:
+        raise _unknown_zone((part, side, number)) from None
+    if number is not None and not (is_whole(number) and 1 <= number <= 9):
+        raise _unknown_zone((part, side, number))
     key = part.value if side is None else f"{side.value}_{part.value}"
-    return Zone(key if number is None else f"{key}_{number}")
+    key = key if number is None else f"{key}_{number}"
+    try:
+        return Zone(key)
+    except ValueError:
+        raise _unknown_zone(key) from None
 
 
 def _anatomy(zone: Zone) -> tuple[Part, Side | None, int | None]:
@@ -160,7 +179,10 @@ _ANATOMY = {zone: _anatomy(zone) for zone in Zone}
 
 def zone_anatomy(zone: Zone) -> tuple[Part, Side | None, int | None]:
     """``(part, side, number)`` of a zone: ``left_leg_2`` gives ``(LEG, LEFT, 2)``."""
-    return _ANATOMY[zone]
+    try:
+        return _ANATOMY[Zone(zone)]
+    except ValueError:
+        raise _unknown_zone(zone) from None
 
 
 DIRECTION_LETTERS = {
