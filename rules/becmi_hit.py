@@ -42,10 +42,17 @@ _LEVEL_TEXT = re.compile(r"\s*([0-9]+)\s*")  # a level typed as text: "7" (but n
 
 
 def _int(value: object, code: str, name: str, low: int = -_LIMIT, high: int = _LIMIT) -> int:
+    # low and high travel with the code, as OSE's thac0_out_of_range and ac_out_of_range do
     if not is_whole(value):
-        raise RulesError(code, f"{name} must be a whole number", value=value)
+        raise RulesError(code, f"{name} must be a whole number", value=value, low=low, high=high)
     if not low <= value <= high:
-        raise RulesError(code, f"{name} must be {low} to {high}, not {shown(value)}", value=value)
+        raise RulesError(
+            code,
+            f"{name} must be {low} to {high}, not {shown(value)}",
+            value=value,
+            low=low,
+            high=high,
+        )
     return value
 
 

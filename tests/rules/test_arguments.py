@@ -600,6 +600,20 @@ def test_the_wrestling_helpers_are_at_most_100():
     assert caught.value.code == "bad_argument"
 
 
+@pytest.mark.parametrize(
+    "call",
+    [lambda: ose.roll_needed(101, 4), lambda: becmi.roll_needed(101, 4)],
+    ids=["ose", "becmi"],
+)
+def test_a_thac0_out_of_range_says_the_range_in_every_system(call):
+    with pytest.raises(RulesError) as caught:
+        call()
+    assert (caught.value.code, caught.value.params) == (
+        "thac0_out_of_range",
+        {"value": 101, "low": -100, "high": 100},
+    )
+
+
 def test_ose_accepts_every_thac0_and_ac_from_minus_100_to_100():
     assert ose.roll_needed(100, -100, "thac0") == 200
     assert ose.roll_needed(-100, 100) == 2
