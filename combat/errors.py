@@ -25,6 +25,8 @@ MESSAGES = {
     "cannot_heal_the_dead": _("The dead cannot be healed."),
     "too_many_days": _("At most %(limit)s days at once."),
     "constant_too_large": _("A number in a dice expression may be at most %(limit)s."),
+    "thac0_out_of_range": _("THAC0 runs from %(low)s to %(high)s."),
+    "ac_out_of_range": _("Armour class runs from %(low)s to %(high)s."),
     # The table's own refusals (see Refused).
     "dead_cannot_act": _("%(name)s is dead and cannot act."),
     "target_is_dead": _("%(name)s is already dead: choose another target."),
