@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import os
+
 from django.urls import path, re_path
 
 from .consumers import EncounterConsumer, NoSuchSocket
 
 websocket_urlpatterns = [
     path("ws/e/<str:slug>/", EncounterConsumer.as_asgi()),
-    # Last: without it Channels raises "No route found", a 500 and a traceback per probe.
-    re_path(r"", NoSuchSocket.as_asgi()),
 ]
+
+# Only in servers that `manage.py bench_live` starts (it sets FRAY_BENCH=1): a bare broadcast
+# to compare Fray's live updates with. Never routed in normal serving.
+if os.environ.get("FRAY_BENCH") == "1":
+    from .bench_socket import BenchSocket
+
+    websocket_urlpatterns.append(path("ws/bench/<str:group>/", BenchSocket.as_asgi()))
+
+# Last: without it Channels raises "No route found", a 500 and a traceback per probe.
+websocket_urlpatterns.append(re_path(r"", NoSuchSocket.as_asgi()))
