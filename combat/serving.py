@@ -1,19 +1,38 @@
-"""What ``host`` and ``serve`` share: Daphne with DEBUG off, a private data folder, and access
-logs without capabilities."""
+"""What ``host`` and ``serve`` share: Daphne with DEBUG off, a private data folder, access logs
+without capabilities, and static files with hashed names, collected when they changed.
+
+The static files' storage and middleware (named in settings) live here too: ``host`` and
+``serve`` collect into the storage at startup, and the middleware serves what they collected.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
 import signal
 import stat
+import sys
+import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+from urllib.parse import unquote, urlsplit
 
+import django
+from django.apps import apps
 from django.conf import settings
+from django.contrib.staticfiles import finders
+from django.contrib.staticfiles.storage import ManifestFilesMixin, staticfiles_storage
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.functional import empty
 from django.utils.module_loading import import_string
+from whitenoise import compress
+from whitenoise.middleware import WhiteNoiseMiddleware
+from whitenoise.storage import CompressedManifestStaticFilesStorage
 
 # Settings that combat/settings.py computes from DEBUG when it is imported, with their value
 # for DEBUG off. Forcing DEBUG off at run time must force these too; a test parses the
@@ -26,6 +45,36 @@ WEBSOCKET_MAX_MESSAGE_BYTES = 16 * 1024
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
+
+# Beside the collected files: the digest of the sources they were collected from, and the lock
+# that keeps two workers starting on one data folder from collecting into it at once.
+SOURCES_DIGEST_FILE = ".fray-sources"
+COLLECT_LOCK_FILE = ".fray-collect.lock"
+# Bump to make every data folder collect again (a change in how files are processed).
+COLLECT_RECIPE = "1"
+
+
+class StaticFilesStorage(CompressedManifestStaticFilesStorage):
+    """WhiteNoise's hashed and pre-compressed files, or the plain names when not collected.
+
+    ``host`` and ``serve`` collect at startup, so pages they serve name ``fray.3f2a….css``.
+    The test suite, ``runserver`` and a bare ``check`` never collect: a name missing from the
+    manifest stays as it is (WhiteNoise serves it from the app folders, WHITENOISE_USE_FINDERS)
+    instead of failing the page, and no hash is ever computed while a request waits.
+    """
+
+    def stored_name(self, name: str) -> str:
+        clean_name = urlsplit(unquote(name)).path.strip()
+        if self.hash_key(clean_name) not in self.hashed_files:
+            return name
+        return super().stored_name(name)
+
+
+class StaticFilesMiddleware(WhiteNoiseMiddleware):
+    """WhiteNoise with a year, not its ten, for hashed names: a year is what RFC 2616 allowed
+    and what caches are known to honour; a new version gets a new name long before."""
+
+    FOREVER = 60 * 60 * 24 * 365
 
 
 def force_debug_off() -> None:
@@ -75,6 +124,141 @@ def make_data_folder_private(data_dir: Path, database: Path | None) -> None:
         pass
     for path in sqlite_files(database):
         _tighten(path, PRIVATE_FILE)
+
+
+def static_sources() -> dict[str, tuple[Any, str]]:
+    """Every file ``collectstatic`` would collect, by its name under STATIC_URL: the first
+    finder's file wins, as in ``collectstatic``."""
+    ignore_patterns = apps.get_app_config("staticfiles").ignore_patterns
+    found: dict[str, tuple[Any, str]] = {}
+    for finder in finders.get_finders():
+        for path, storage in finder.list(ignore_patterns):
+            prefix = getattr(storage, "prefix", None)
+            name = f"{prefix.strip('/')}/{path}" if prefix else path
+            found.setdefault(name.replace(os.sep, "/"), (storage, path))
+    return found
+
+
+def static_sources_digest(sources: dict[str, tuple[Any, str]]) -> str:
+    """A digest of every source file's name and content, and of what turns them into the
+    collected files. Content, not modification times: an upgraded package's files keep the
+    times in its wheel (or the installer's cache), which may be older than the last collect.
+    Reading them all (under a megabyte) takes milliseconds."""
+    digest = hashlib.sha256()
+    recipe = [
+        COLLECT_RECIPE,
+        django.get_version(),
+        settings.STORAGES["staticfiles"]["BACKEND"],
+        settings.STATIC_URL,
+        str(compress.brotli_installed),
+        str(getattr(settings, "WHITENOISE_KEEP_ONLY_HASHED_FILES", False)),
+    ]
+    digest.update("\0".join(recipe).encode())
+    for name in sorted(sources):
+        storage, path = sources[name]
+        digest.update(b"\0" + name.encode() + b"\0")
+        with storage.open(path) as source:
+            digest.update(source.read())
+    return digest.hexdigest()
+
+
+def _collected_files_present(root: Path, manifest_name: str) -> bool:
+    """Whether the manifest is there and names only files that are there too."""
+    try:
+        manifest = json.loads((root / manifest_name).read_text(encoding="utf-8"))
+        hashed = manifest["paths"].values()
+    except (OSError, ValueError, KeyError, AttributeError):
+        return False
+    return all((root / name).is_file() for name in hashed)
+
+
+@contextlib.contextmanager
+def _exclusive_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created if missing) until the block ends; the
+    system releases it when the process dies, so a crash never leaves it stale."""
+    with open(path, "a+b") as handle:
+        _lock(handle)
+        yield
+
+
+def _lock(handle: IO[bytes]) -> None:
+    if sys.platform == "win32":
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)  # retries for ten seconds
+    else:
+        import fcntl
+
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+
+
+def collect_static_if_needed() -> bool:
+    """Collect the static files into STATIC_ROOT, hashed and compressed, unless what is there
+    was collected from exactly the current sources. True when it collected.
+
+    A second start costs a few milliseconds (reading the sources to compare their digest);
+    a fresh data folder, or new sources after ``git pull`` or an upgrade, a collect (a few
+    tenths of a second).
+    """
+    manifest_name = _manifest_name()
+    if manifest_name is None or not settings.STATIC_ROOT:
+        return False  # nothing to collect for: plain names are served from the app folders
+    root = Path(settings.STATIC_ROOT)
+    root.mkdir(parents=True, exist_ok=True)
+    with _exclusive_lock(root / COLLECT_LOCK_FILE):
+        sources = static_sources()
+        digest = static_sources_digest(sources)
+        marker = root / SOURCES_DIGEST_FILE
+        try:
+            collected_from = marker.read_text(encoding="utf-8").strip()
+        except OSError:
+            collected_from = ""
+        if collected_from == digest and _collected_files_present(root, manifest_name):
+            return False
+        # What the collect must not trust: an old manifest (the storage refuses a damaged one
+        # before collecting anything), and plain-named copies an interrupted collect left,
+        # which collectstatic would not replace if they look newer than their source (as an
+        # upgraded package's file may, keeping its wheel's time).
+        forget_collected_static()
+        for name in sources:
+            (root / name).unlink(missing_ok=True)
+        # Hashed files of earlier collects stay: a worker still running on this folder may
+        # have sent pages that name them.
+        call_command("collectstatic", interactive=False, verbosity=0)
+        _write_atomically(marker, digest)
+    return True
+
+
+def forget_collected_static() -> None:
+    """Remove the manifest and the digest, so pages name the plain files until the next
+    collect; the storage reloads its (now empty) manifest on next use."""
+    root = Path(settings.STATIC_ROOT)
+    (root / SOURCES_DIGEST_FILE).unlink(missing_ok=True)
+    manifest_name = _manifest_name()
+    if manifest_name:
+        (root / manifest_name).unlink(missing_ok=True)
+    staticfiles_storage._wrapped = empty
+
+
+def _manifest_name() -> str | None:
+    """The configured storage's manifest file, None if it keeps none. From the class: an
+    instance would load the manifest, and refuse a damaged one."""
+    backend = import_string(settings.STORAGES["staticfiles"]["BACKEND"])
+    if not issubclass(backend, ManifestFilesMixin):
+        return None
+    return str(backend.manifest_name)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def configured_sqlite_file() -> Path | None:
@@ -135,10 +319,16 @@ class DaphneCommand(BaseCommand):
 
     def prepare_data_folder(self) -> None:
         make_data_folder_private(Path(settings.DATA_DIR), configured_sqlite_file())
-        static_root = settings.STATIC_ROOT
-        if static_root and Path(static_root).is_relative_to(settings.DATA_DIR):
-            # WhiteNoise warns about a missing STATIC_ROOT; files come from the finders anyway.
-            Path(static_root).mkdir(parents=True, exist_ok=True)
+        try:
+            collect_static_if_needed()
+        except Exception as error:
+            # The pages still work: every name falls back to the plain one, served from the app
+            # folders. A referee at the table is better served by a slower page than by none.
+            with contextlib.suppress(OSError):
+                forget_collected_static()
+            self.stderr.write(
+                f"Static files could not be collected ({error}); serving them uncompressed."
+            )
 
     def run_daphne(
         self,

@@ -102,7 +102,15 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "combat.middleware.PrivatePagesMiddleware",
     "combat.middleware.QuietRefusalsMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Static files answer here, before anything below runs: pre-compressed at collect time,
+    # so GZipMiddleware never sees them (combat/serving.py).
+    "combat.serving.StaticFilesMiddleware",
+    # Compresses every other response, so it sits above everything that reads or writes a body
+    # (Django's ordering advice). Pages carry CSRF tokens, hence BREACH: Django masks the token
+    # afresh on every response, and since 4.2 this middleware adds "Heal the Breach" padding,
+    # a random 0-99 byte file name in each gzip header (GZipMiddleware.max_random_bytes = 100,
+    # django/utils/text.py compress_string). Websockets never pass through here.
+    "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -220,17 +228,24 @@ TIME_ZONE = "UTC"
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# `host` and `serve` collect here at startup, only when the sources changed: hashed names
+# (fray.3f2a….css) cached for a year, with gzip copies (brotli too if installed). Nobody runs
+# collectstatic by hand (combat/serving.py).
 STATIC_ROOT = DATA_DIR / "static"
-try:  # whitenoise expects the folder even though it serves from the finders
+try:  # whitenoise warns about a missing folder, even when nothing was collected
     DATA_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
     STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 except OSError:
     pass
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    # Without a collect (tests, runserver) it names the plain files instead of failing.
+    "staticfiles": {"BACKEND": "combat.serving.StaticFilesStorage"},
 }
-# Serve straight from the app folders: `host` needs no collectstatic step.
+# Half the collect time: the plain-named copies are never linked from a page.
+WHITENOISE_KEEP_ONLY_HASHED_FILES = True
+# Plain names come straight from the app folders: for the test suite and runserver, which
+# never collect, and for anyone who asks for /static/fray.css by name.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG  # host and serve force it off with DEBUG (combat/serving.py)
 

@@ -105,6 +105,22 @@ def test_check_deploy_reports_nothing_but_the_silenced_https_warnings() -> None:
     assert "System check identified no issues (4 silenced)." in out.getvalue()
 
 
+def test_pages_are_compressed_below_the_static_files_and_above_whatever_writes_a_body() -> None:
+    # Static files come pre-compressed from the collect: GZipMiddleware must not see them.
+    # Every middleware under it has its response compressed after it is done with it.
+    middleware = fray_settings.MIDDLEWARE
+    gzip_at = middleware.index("django.middleware.gzip.GZipMiddleware")
+    assert middleware.index("combat.serving.StaticFilesMiddleware") == gzip_at - 1
+    assert "whitenoise.middleware.WhiteNoiseMiddleware" not in middleware  # ours replaces it
+    for renders in (
+        "django.middleware.csrf.CsrfViewMiddleware",
+        "django.contrib.messages.middleware.MessageMiddleware",
+        "csp.middleware.CSPMiddleware",
+        "django_htmx.middleware.HtmxMiddleware",
+    ):
+        assert middleware.index(renders) > gzip_at, renders
+
+
 def _pragma(name: str) -> object:
     with connection.cursor() as cursor:
         cursor.execute(f"PRAGMA {name}")
