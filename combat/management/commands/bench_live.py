@@ -32,7 +32,8 @@ streams, cookies and CSRF tokens as a browser keeps them.
 
 It never touches your data: the servers run on a temporary ``FRAY_DATA_DIR`` (a fresh SQLite
 file) or on a scratch PostgreSQL database created next to ``DATABASE_URL``'s and dropped after.
-``--profile`` adds, per N, where the servers' CPU went in each kind of round.
+``--profile`` runs the servers under cProfile and adds, per N, where their CPU went in each kind
+of round (the rounds then run in two blocks, and every figure carries the profiler's cost).
 """
 
 from __future__ import annotations
