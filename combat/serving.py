@@ -39,9 +39,10 @@ from whitenoise.storage import CompressedManifestStaticFilesStorage
 # settings module and fails when a new one is missing here.
 DEBUG_DERIVED: dict[str, object] = {"WHITENOISE_AUTOREFRESH": False}
 
-# The only frame a browser sends is {"type": "sync"}: a megabyte (Daphne's default) is room
-# for nothing but abuse.
-WEBSOCKET_MAX_MESSAGE_BYTES = 16 * 1024
+# Daphne's cap on a websocket message holds for what the server sends too: a referee's full
+# snapshot of a large table is tens of kilobytes, so the cap stays Daphne's megabyte. What a
+# browser may send is judged by the consumer (``combat.consumers.MAX_FRAME_CHARS``).
+WEBSOCKET_MAX_MESSAGE_BYTES = 1024 * 1024
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600

@@ -320,3 +320,12 @@ def test_a_shared_folder_named_as_the_data_folder_is_left_alone(tmp_path: Path) 
     os.chmod(shared, 0o1777)
     serving.make_data_folder_private(shared, None)
     assert _mode(shared) == 0o1777
+
+
+def test_the_server_lets_a_large_snapshot_out():
+    # Daphne's message cap applies to what it sends as well: a cap for abusive frames once
+    # cut off every referee snapshot over 16 KB (close 1011).
+    from combat import serving
+    from combat.consumers import MAX_FRAME_CHARS
+
+    assert serving.WEBSOCKET_MAX_MESSAGE_BYTES >= 1024 * 1024 > 100 * MAX_FRAME_CHARS
