@@ -117,7 +117,7 @@ class State:
         window = settings.FRAY_LOG_PAGE
         return cls(
             encounter=encounter,
-            combatants=list(encounter.combatants.all()),
+            combatants=list(encounter.combatants.select_related("seat")),
             seats={seat.pk: seat for seat in encounter.seats.all()},
             referee_log=list(log_for(encounter, referee=True)[:window]) if referee else None,
             public_log=list(log_for(encounter, referee=False)[:window]) if players else None,
@@ -173,12 +173,17 @@ def _oob(html: str, how: str = "true") -> str:
     return OOB.sub(rf'\1 hx-swap-oob="{how}"', html, count=1)
 
 
+def _own(audience: Audience, combatant: Combatant) -> bool:
+    """Whether ``combatant`` is played from ``audience``'s seat (never so for no seat)."""
+    return audience.seat is not None and combatant.seat_id == audience.seat
+
+
 def _player_viewer(state: State, audience: Audience) -> Viewer:
     return Viewer(state.encounter, is_referee=audience.referee, seat=state.seats.get(audience.seat))
 
 
 def _row(state: State, audience: Audience, combatant: Combatant, viewer: Viewer) -> str:
-    controlled = audience.referee or combatant.seat_id == audience.seat
+    controlled = audience.referee or _own(audience, combatant)
     show_numbers = audience.referee or state.encounter.show_foe_hp
     seat = state.seats.get(combatant.seat_id) if combatant.seat_id else None
     key = (
@@ -198,8 +203,6 @@ def _row(state: State, audience: Audience, combatant: Combatant, viewer: Viewer)
         state.encounter.slug,
         audience.language,
     )
-    if seat is not None:
-        combatant.seat = seat  # the row shows the seat's name to the referee: no query
 
     def render() -> str:
         return _compact(
@@ -258,8 +261,10 @@ class View:
     entries: dict[str, str]  # log entry element id -> its HTML, newest first
     sections: dict[str, Callable[[], str]]
     seats_html: str
+    shared: View | None = None  # the players' common view this one adds a seat's rows to
     previous: View | None = None
     _messages: dict[int | None, str] = field(default_factory=dict)
+    _log_deltas: dict[int, list[str]] = field(default_factory=dict)
 
     @property
     def entry_ids(self) -> tuple[str, ...]:
@@ -305,6 +310,15 @@ class View:
         return "\n".join(parts)
 
     def _log_delta(self, base: View) -> list[str]:
+        # Every seat of a language shares its log: worked out once, on the common view.
+        if self.shared is not None and base.shared is not None and self.shared is not self:
+            return self.shared._log_delta(base.shared)
+        if base.seq in self._log_deltas:
+            return self._log_deltas[base.seq]
+        self._log_deltas[base.seq] = parts = self._log_parts(base)
+        return parts
+
+    def _log_parts(self, base: View) -> list[str]:
         new, old = self.entry_ids, base.entry_ids
         if new == old:
             return [_oob(self.entries[i]) for i in new if self.entries[i] != base.entries[i]]
@@ -326,28 +340,41 @@ class View:
 _ENTRY_ID = re.compile(r'\bid="(entry-\d+)"')
 
 
-def build_view(state: State, audience: Audience, previous: View | None = None) -> View:
-    """``audience``'s view of ``state``: rows and entries from the caches, sections on demand."""
+def build_view(
+    state: State,
+    audience: Audience,
+    previous: View | None = None,
+    shared: View | None = None,
+) -> View:
+    """``audience``'s view of ``state``: rows and entries from the caches, sections on demand.
+
+    With ``shared`` (the players' view in this language, with no seat), a seat's view is that
+    one with the seat's own rows put in: what all players see is built once per language.
+    """
     with translation.override(audience.language):
         viewer = _player_viewer(state, audience)
-        visible = [
-            c
-            for c in state.combatants
-            if audience.referee or not c.hidden or c.seat_id == audience.seat
-        ]
-        rows = {c.pk: _row(state, audience, c, viewer) for c in visible}
-        controlled = {c.pk for c in visible if audience.referee or c.seat_id == audience.seat}
+        if shared is None:
+            visible = [
+                c
+                for c in state.combatants
+                if audience.referee or not c.hidden or _own(audience, c)
+            ]
+            rows = {c.pk: _row(state, audience, c, viewer) for c in visible}
+            entries = _entries(state, audience, viewer)
+        else:
+            own = [c for c in state.combatants if _own(audience, c)]
+            if not own:  # nothing of its own: it sees just what every player sees
+                return _linked(shared, previous)
+            visible = [c for c in state.combatants if not c.hidden or _own(audience, c)]
+            rows = dict(shared.rows)
+            rows.update({c.pk: _row(state, audience, c, viewer) for c in own})
+            entries = shared.entries
+        controlled = {c.pk for c in visible if audience.referee or _own(audience, c)}
         waiting = not audience.referee and not controlled
         sides = {
             side: (tuple(c.pk for c in visible if c.side == side), waiting)
             for side in (Side.PARTY, Side.FOES)
         }
-        log = state.referee_log if audience.referee else state.public_log
-        entries: dict[str, str] = {}
-        for entry in log or ():
-            html = _entry(state, audience, entry, viewer)
-            match = _ENTRY_ID.search(html)
-            entries[match.group(1) if match else f"entry-{entry.pk}"] = html
         context = {
             "viewer": viewer,
             "encounter": state.encounter,
@@ -389,12 +416,31 @@ def build_view(state: State, audience: Audience, previous: View | None = None) -
                     "combat/_foes.html",
                     {"foes": [by_pk[pk] for pk in sides[Side.FOES][0]]},
                 ),
-                "log": section("combat/_log.html", {"rendered_entries": list(entries.values())}),
+                "log": shared.sections["log"]
+                if shared is not None
+                else section("combat/_log.html", {"rendered_entries": list(entries.values())}),
             },
             seats_html=seats_html,
+            shared=shared,
         )
-    if previous is not None:
-        previous.previous = None  # keep one step back, never a chain
+    return _linked(view, previous)
+
+
+def _entries(state: State, audience: Audience, viewer: Viewer) -> dict[str, str]:
+    log = state.referee_log if audience.referee else state.public_log
+    entries: dict[str, str] = {}
+    for entry in log or ():
+        html = _entry(state, audience, entry, viewer)
+        match = _ENTRY_ID.search(html)
+        entries[match.group(1) if match else f"entry-{entry.pk}"] = html
+    return entries
+
+
+def _linked(view: View, previous: View | None) -> View:
+    """``view`` one step after ``previous``, never a longer chain (a view shared by several
+    audiences is linked to the same previous view by each)."""
+    if previous is not None and previous is not view:
+        previous.previous = None
         view.previous = previous
     return view
 
@@ -402,7 +448,9 @@ def build_view(state: State, audience: Audience, previous: View | None = None) -
 def build_views(
     encounter_id: int, audiences: Iterable[Audience], previous: dict[Audience, View]
 ) -> tuple[State, dict[Audience, View]] | None:
-    """Load the encounter once and build every audience's view (None: it is gone)."""
+    """Load the encounter once and build every audience's view (None: it is gone). Players'
+    views share one view per language (kept under a seatless audience) for all they have in
+    common; the referee's are their own."""
     audiences = list(audiences)
     state = State.load(
         encounter_id,
@@ -411,7 +459,16 @@ def build_views(
     )
     if state is None:
         return None
-    return state, {a: build_view(state, a, previous.get(a)) for a in audiences}
+    views: dict[Audience, View] = {}
+    for audience in audiences:
+        if audience.referee:
+            views[audience] = build_view(state, audience, previous.get(audience))
+            continue
+        common = Audience(referee=False, seat=None, language=audience.language)
+        if common not in views:
+            views[common] = build_view(state, common, previous.get(common))
+        views[audience] = build_view(state, audience, previous.get(audience), shared=views[common])
+    return state, views
 
 
 def audience_of(viewer: Viewer, language: str) -> Audience:
