@@ -108,6 +108,19 @@ class State:
     referee_log: list[LogEntry] | None
     public_log: list[LogEntry] | None
     urls: dict[str, str]
+    # Worked out once per change, not once per audience: what each row shows, whose it is.
+    shown: dict[int, tuple[Any, ...]] = field(default_factory=dict)
+    by_seat: dict[int, list[Combatant]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for c in self.combatants:
+            seat = self.seats.get(c.seat_id) if c.seat_id else None
+            self.shown[c.pk] = (
+                c.pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.seat_id,
+                seat.name if seat else None,
+            )  # fmt: skip
+            if c.seat_id:
+                self.by_seat.setdefault(c.seat_id, []).append(c)
 
     @classmethod
     def load(cls, encounter_id: int, *, referee: bool, players: bool) -> State | None:
@@ -173,29 +186,22 @@ def _oob(html: str, how: str = "true") -> str:
     return OOB.sub(rf'\1 hx-swap-oob="{how}"', html, count=1)
 
 
-def _own(audience: Audience, combatant: Combatant) -> bool:
-    """Whether ``combatant`` is played from ``audience``'s seat (never so for no seat)."""
-    return audience.seat is not None and combatant.seat_id == audience.seat
-
-
 def _player_viewer(state: State, audience: Audience) -> Viewer:
     return Viewer(state.encounter, is_referee=audience.referee, seat=state.seats.get(audience.seat))
 
 
-def _row(state: State, audience: Audience, combatant: Combatant, viewer: Viewer) -> str:
-    controlled = audience.referee or _own(audience, combatant)
+def _row(
+    state: State,
+    audience: Audience,
+    combatant: Combatant,
+    viewer: Viewer,
+    controlled: bool = False,
+) -> str:
+    controlled = controlled or audience.referee
     show_numbers = audience.referee or state.encounter.show_foe_hp
-    seat = state.seats.get(combatant.seat_id) if combatant.seat_id else None
+    shown = state.shown[combatant.pk]
     key = (
-        combatant.pk,
-        combatant.name,
-        combatant.hp,
-        combatant.hp_max,
-        combatant.ac,
-        combatant.hidden,
-        combatant.side,
-        seat.pk if seat else None,
-        seat.name if seat and audience.referee else None,
+        shown if audience.referee else shown[:-1],  # only the referee sees the seat's name
         audience.referee,
         controlled,
         show_numbers,
@@ -354,27 +360,31 @@ def build_view(
     with translation.override(audience.language):
         viewer = _player_viewer(state, audience)
         if shared is None:
-            visible = [
-                c
-                for c in state.combatants
-                if audience.referee or not c.hidden or _own(audience, c)
-            ]
+            visible = [c for c in state.combatants if audience.referee or not c.hidden]
             rows = {c.pk: _row(state, audience, c, viewer) for c in visible}
             entries = _entries(state, audience, viewer)
+            controlled = {c.pk for c in visible} if audience.referee else set()
+            sides = {
+                side: (tuple(c.pk for c in visible if c.side == side), not audience.referee)
+                for side in (Side.PARTY, Side.FOES)
+            }
         else:
-            own = [c for c in state.combatants if _own(audience, c)]
+            # A seat's view is the common one with its own rows: work in its own rows only.
+            own = state.by_seat.get(audience.seat, [])
             if not own:  # nothing of its own: it sees just what every player sees
                 return _linked(shared, previous)
-            visible = [c for c in state.combatants if not c.hidden or _own(audience, c)]
             rows = dict(shared.rows)
-            rows.update({c.pk: _row(state, audience, c, viewer) for c in own})
+            rows.update({c.pk: _row(state, audience, c, viewer, controlled=True) for c in own})
             entries = shared.entries
-        controlled = {c.pk for c in visible if audience.referee or _own(audience, c)}
-        waiting = not audience.referee and not controlled
-        sides = {
-            side: (tuple(c.pk for c in visible if c.side == side), waiting)
-            for side in (Side.PARTY, Side.FOES)
-        }
+            controlled = {c.pk for c in own}
+            if any(c.hidden for c in own):  # hidden from the others, not from its player
+                visible = [c for c in state.combatants if not c.hidden or c.pk in controlled]
+                sides = {
+                    side: (tuple(c.pk for c in visible if c.side == side), False)
+                    for side in (Side.PARTY, Side.FOES)
+                }
+            else:
+                sides = {side: (ids, False) for side, (ids, _waiting) in shared.sides.items()}
         context = {
             "viewer": viewer,
             "encounter": state.encounter,
@@ -391,7 +401,7 @@ def build_view(
 
             return render
 
-        by_pk = {c.pk: c for c in visible}
+        by_pk = {c.pk: c for c in state.combatants}
         seats_html = (
             _compact(
                 render_to_string(

@@ -122,9 +122,9 @@ async def test_a_change_is_loaded_once_and_rendered_once_per_audience(table, mon
     renders = []
     original_row = live._row
 
-    def counting_row(state, audience, combatant, viewer):
+    def counting_row(state, audience, combatant, viewer, controlled=False):
         before = len(live.ROWS)
-        html = original_row(state, audience, combatant, viewer)
+        html = original_row(state, audience, combatant, viewer, controlled)
         if len(live.ROWS) != before or combatant.pk == goblins[0].pk:
             renders.append((audience, combatant.pk))
         return html
