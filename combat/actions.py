@@ -36,6 +36,8 @@ class Repeated(Exception):
 
 def first_result(viewer: Viewer, key: str) -> tuple[bool, LogEntry | None]:
     """Whether ``key`` was already applied on this encounter, and the entry it made."""
+    if not key:
+        return False, None
     found = (
         ActionKey.objects.filter(encounter=viewer.encounter, key=key)
         .select_related("entry")
