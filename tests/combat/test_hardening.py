@@ -315,11 +315,11 @@ def test_an_older_data_folder_is_tightened(tmp_path: Path) -> None:
 
 @posix_only
 def test_a_shared_folder_named_as_the_data_folder_is_left_alone(tmp_path: Path) -> None:
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    os.chmod(shared, 0o1777)
-    serving.make_data_folder_private(shared, None)
-    assert _mode(shared) == 0o1777
+    common = tmp_path / "common"
+    common.mkdir()
+    os.chmod(common, 0o1777)
+    serving.make_data_folder_private(common, None)
+    assert _mode(common) == 0o1777
 
 
 def test_the_server_lets_a_large_snapshot_out():
