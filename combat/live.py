@@ -111,9 +111,11 @@ class State:
     # Worked out once per change, not once per audience: what each row shows, whose it is.
     shown: dict[int, tuple[Any, ...]] = field(default_factory=dict)
     by_seat: dict[int, list[Combatant]] = field(default_factory=dict)
+    by_pk: dict[int, Combatant] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for c in self.combatants:
+            self.by_pk[c.pk] = c
             seat = self.seats.get(c.seat_id) if c.seat_id else None
             self.shown[c.pk] = (
                 c.pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.seat_id,
@@ -401,7 +403,7 @@ def build_view(
 
             return render
 
-        by_pk = {c.pk: c for c in state.combatants}
+        by_pk = state.by_pk
         seats_html = (
             _compact(
                 render_to_string(
