@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import transaction
+from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
@@ -36,15 +37,19 @@ def _saved_message(form: MergingForm) -> str | None:
 ALREADY_DONE = gettext_lazy("That form was sent twice; it was applied once.")
 
 
+def _sent_twice(request: HttpRequest, viewer: Viewer, panel: str, form: Form) -> HttpResponse:
+    """The answer to a form whose key was applied already, found before acting or by the key's
+    unique row while acting: what the first sending did stands; the form comes back fresh."""
+    return panel_reply(request, viewer, panel, done=True, form=form, message=str(ALREADY_DONE))
+
+
 @require_http_methods(["GET", "POST"])
 def combatant_new(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = referee_for(request, slug)
     form = CombatantForm(request.POST or None, encounter=viewer.encounter)
     fresh = CombatantForm(encounter=viewer.encounter)
     if request.method == "POST" and _sent_before(request, viewer):
-        return panel_reply(
-            request, viewer, "combatant", done=True, form=fresh, message=str(ALREADY_DONE)
-        )
+        return _sent_twice(request, viewer, "combatant", fresh)
     if request.method == "POST" and form.is_valid():
         try:
             with transaction.atomic():
@@ -53,9 +58,7 @@ def combatant_new(request: HttpRequest, slug: str) -> HttpResponse:
                 combatant.save()
                 actions.touch(viewer, form.cleaned_data["once"])
         except actions.Repeated:
-            return panel_reply(
-                request, viewer, "combatant", done=True, form=fresh, message=str(ALREADY_DONE)
-            )
+            return _sent_twice(request, viewer, "combatant", fresh)
         return panel_reply(request, viewer, "combatant", done=True, form=fresh, saved=combatant)
     return panel_reply(request, viewer, "combatant", form=form)
 
@@ -67,14 +70,12 @@ def combatant_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     form = CombatantForm(request.POST or None, instance=combatant, encounter=viewer.encounter)
     fresh = CombatantForm(encounter=viewer.encounter)
     if request.method == "POST" and _sent_before(request, viewer):
-        return panel_reply(
-            request, viewer, "combatant", done=True, form=fresh, message=str(ALREADY_DONE)
-        )
+        return _sent_twice(request, viewer, "combatant", fresh)
     if request.method == "POST" and form.is_valid():
         try:
             current = actions.save_edit(viewer, form, combatant)
         except actions.Repeated:
-            current = combatant
+            return _sent_twice(request, viewer, "combatant", fresh)
         if form.conflicts:
             stale = form.with_current_values(current)
             return panel_reply(request, viewer, "combatant", form=stale, editing=current)
@@ -123,9 +124,7 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = referee_for(request, slug)
     form = QuickAddForm(request.POST or None)
     if request.method == "POST" and _sent_before(request, viewer):
-        return panel_reply(
-            request, viewer, "quick_add", done=True, form=QuickAddForm(), message=str(ALREADY_DONE)
-        )
+        return _sent_twice(request, viewer, "quick_add", QuickAddForm())
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -147,14 +146,7 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
                     )
                 actions.touch(viewer, data["once"])
         except actions.Repeated:
-            return panel_reply(
-                request,
-                viewer,
-                "quick_add",
-                done=True,
-                form=QuickAddForm(),
-                message=str(ALREADY_DONE),
-            )
+            return _sent_twice(request, viewer, "quick_add", QuickAddForm())
         return panel_reply(request, viewer, "quick_add", done=True, form=QuickAddForm())
     return panel_reply(request, viewer, "quick_add", form=form)
 
@@ -166,8 +158,8 @@ def encounter_settings(request: HttpRequest, slug: str) -> HttpResponse:
     if form.is_valid() and not _sent_before(request, viewer):
         try:
             current = actions.save_edit(viewer, form, viewer.encounter)
-        except actions.Repeated:
-            current = viewer.encounter
+        except actions.Repeated:  # sent twice at once: the other sending saved it
+            return redirect(encounter_url(viewer))
         if form.conflicts:
             return page(request, viewer, settings_form=form.with_current_values(current))
         viewer.encounter.refresh_from_db()
