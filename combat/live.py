@@ -143,6 +143,10 @@ class State:
     def seq(self) -> int:
         return self.encounter.seq
 
+    def shows_numbers(self, audience: Audience) -> bool:
+        """Whether ``audience`` sees foes' hit points."""
+        return audience.referee or self.encounter.show_foe_hp
+
     def allows(self, audience: Audience, mark: str | None) -> bool:
         """Whether a socket of ``audience`` still may look: its seat is still there, or its
         referee mark still matches the referee key (new links shut out old referees)."""
@@ -175,9 +179,10 @@ ENTRIES = _Lru(20_000)
 _BETWEEN_TAGS = re.compile(r">\s+<")
 
 
-def _compact(html: str) -> str:
-    """The template's indentation gone: one space between tags renders the same."""
-    return _BETWEEN_TAGS.sub("> <", html.strip())
+def _html(template: str, context: dict[str, Any]) -> str:
+    """``template`` rendered, its indentation gone: one space between tags renders the same,
+    and these fragments go to every socket."""
+    return _BETWEEN_TAGS.sub("> <", render_to_string(template, context).strip())
 
 
 OOB = re.compile(r"^(\s*<\w+)")
@@ -188,7 +193,7 @@ def _oob(html: str, how: str = "true") -> str:
     return OOB.sub(rf'\1 hx-swap-oob="{how}"', html, count=1)
 
 
-def _player_viewer(state: State, audience: Audience) -> Viewer:
+def _viewer_of(state: State, audience: Audience) -> Viewer:
     return Viewer(state.encounter, is_referee=audience.referee, seat=state.seats.get(audience.seat))
 
 
@@ -200,7 +205,7 @@ def _row(
     controlled: bool = False,
 ) -> str:
     controlled = controlled or audience.referee
-    show_numbers = audience.referee or state.encounter.show_foe_hp
+    show_numbers = state.shows_numbers(audience)
     shown = state.shown[combatant.pk]
     key = (
         shown if audience.referee else shown[:-1],  # only the referee sees the seat's name
@@ -213,25 +218,23 @@ def _row(
     )
 
     def render() -> str:
-        return _compact(
-            render_to_string(
-                "combat/_combatant.html",
-                {
-                    "combatant": combatant,
-                    "viewer": viewer,
-                    "encounter": state.encounter,
-                    "controlled_ids": {combatant.pk} if controlled else set(),
-                    "show_numbers": show_numbers,
-                    "action_urls": state.urls,
-                },
-            )
+        return _html(
+            "combat/_combatant.html",
+            {
+                "combatant": combatant,
+                "viewer": viewer,
+                "encounter": state.encounter,
+                "controlled_ids": {combatant.pk} if controlled else set(),
+                "show_numbers": show_numbers,
+                "action_urls": state.urls,
+            },
         )
 
     return ROWS.fetch(key, render)
 
 
 def _entry(state: State, audience: Audience, entry: LogEntry, viewer: Viewer) -> str:
-    show_numbers = audience.referee or state.encounter.show_foe_hp
+    show_numbers = state.shows_numbers(audience)
     key = (
         entry.pk,
         entry.created.timestamp(),
@@ -243,16 +246,14 @@ def _entry(state: State, audience: Audience, entry: LogEntry, viewer: Viewer) ->
     )
 
     def render() -> str:
-        return _compact(
-            render_to_string(
-                "combat/_log_entry.html",
-                {
-                    "entry": entry,
-                    "viewer": viewer,
-                    "encounter": state.encounter,
-                    "show_numbers": show_numbers,
-                },
-            )
+        return _html(
+            "combat/_log_entry.html",
+            {
+                "entry": entry,
+                "viewer": viewer,
+                "encounter": state.encounter,
+                "show_numbers": show_numbers,
+            },
         )
 
     return ENTRIES.fetch(key, render)
@@ -360,7 +361,7 @@ def build_view(
     one with the seat's own rows put in: what all players see is built once per language.
     """
     with translation.override(audience.language):
-        viewer = _player_viewer(state, audience)
+        viewer = _viewer_of(state, audience)
         if shared is None:
             visible = [c for c in state.combatants if audience.referee or not c.hidden]
             rows = {c.pk: _row(state, audience, c, viewer) for c in visible}
@@ -399,17 +400,13 @@ def build_view(
         def section(template: str, extra: dict[str, Any]) -> Callable[[], str]:
             def render() -> str:
                 with translation.override(audience.language):
-                    return _compact(render_to_string(template, context | extra))
+                    return _html(template, context | extra)
 
             return render
 
         by_pk = state.by_pk
         seats_html = (
-            _compact(
-                render_to_string(
-                    "combat/_seats.html", context | {"seats": list(state.seats.values())}
-                )
-            )
+            _html("combat/_seats.html", context | {"seats": list(state.seats.values())})
             if audience.referee
             else ""
         )
