@@ -303,16 +303,7 @@ _modifiers = modifiers_of
 
 
 def _save_value(value: object) -> int:
-    value = _int("save_value", value)
-    if not SAVE_VALUE_MIN <= value <= SAVE_VALUE_MAX:
-        raise RulesError(
-            "save_value_out_of_range",
-            f"a save value is {SAVE_VALUE_MIN} to {SAVE_VALUE_MAX}, not {shown(value)}",
-            value=value,
-            low=SAVE_VALUE_MIN,
-            high=SAVE_VALUE_MAX,
-        )
-    return value
+    return _within("save_value", value, "save_value_out_of_range", SAVE_VALUE_MIN, SAVE_VALUE_MAX)
 
 
 def _damage(value: object) -> int:
