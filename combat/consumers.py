@@ -1,9 +1,10 @@
-"""The encounter's websocket: joins its group, and brings its page up to date on every change.
+"""The encounter's websocket: joins its table's hub, and brings its page up to date on every change.
 
 What it sends comes from this process's hub for the encounter (``combat.hub``): the change
 loaded once and rendered once per audience, a delta when the page is at the view before, a
-full snapshot when it is not. Who may look is judged again on every change, from the state
-the hub loaded: no database query per socket.
+full snapshot when it is not. The hub hears of changes and hands each socket its message
+(``deliver``); a socket itself only answers its page's checks. Who may look is judged again
+on every change, from the state the hub loaded: no database query per socket.
 """
 
 from __future__ import annotations
@@ -49,7 +50,6 @@ class EncounterConsumer(AsyncWebsocketConsumer):
     SYNC_WINDOW = 1.5
 
     async def connect(self) -> None:
-        self.group = None
         self.hub: hub.TableHub | None = None
         self.sync_window_start = float("-inf")
         self.syncs_in_window = 0
@@ -65,11 +65,9 @@ class EncounterConsumer(AsyncWebsocketConsumer):
             await self.accept()
             await self.close(code=4403)
             return
-        self.group = state.encounter.group_name
         # The number the page was rendered at: nothing to send if it is still the latest.
         self.sent_seq = _page_seq(self.scope)
         self.asked_seq = self.sent_seq
-        await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         self.hub = table.join(self)
         await self._catch_up(state.seq)
@@ -105,8 +103,6 @@ class EncounterConsumer(AsyncWebsocketConsumer):
         if self.hub is not None:
             hub.leave(self.hub, self)
             self.hub = None
-        if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """The only thing a browser may ask over the socket is a fresh snapshot (after it
@@ -157,10 +153,21 @@ class EncounterConsumer(AsyncWebsocketConsumer):
     async def _wait(delay: float) -> None:
         await asyncio.sleep(delay)
 
-    async def encounter_changed(self, event: dict) -> None:
-        # Changes in a burst: a message already sent shows this one too.
-        if self.hub is not None and event.get("seq", 0) > self.sent_seq:
-            await self._catch_up(event["seq"])
+    async def deliver(self, table: hub.TableHub) -> None:
+        """The hub has new views: send this page what brings it to its own (called by the
+        hub for every socket after each render; nothing if the page has it already)."""
+        if table is not self.hub:
+            return
+        if table.gone:
+            self.hub = None
+            await self.close(code=4404)
+            return
+        view = table.views.get(self.audience)
+        if view is None or view.seq <= self.sent_seq or not await self._still_allowed():
+            return
+        message = view.message(self.sent_seq)
+        self.sent_seq = view.seq
+        await self.send(text_data=message)
 
     async def _answer_check(self) -> None:
         """A page's check: the number alone when it shows the latest, else what it lacks

@@ -1,34 +1,55 @@
 """One process's share of the live table: its sockets per encounter, and their views.
 
-Every socket of an encounter receives the change's announcement from the channel layer, but
-only the first to ask makes this process load the encounter and render its views; the others
-wait for that render and get the same messages (``combat.live.View``). Announcements that land
-within a few milliseconds of each other are rendered once: a busy table sends one message per
-audience for a burst, not one per change.
+A change is announced once per process, not once per socket: each hub listens on a channel
+of its own that is the only member this process adds to the encounter's group. On an
+announcement the hub loads the encounter once, renders it once per audience
+(``combat.live.View``) and hands every socket its message itself, a plain send on the socket
+with no channel-layer message and no task per socket. That is the whole cost a bare
+``group_send`` has, plus one load and one render per audience.
+
+Bursts coalesce without waiting: while a render is under way, the announcements that land
+are only noted, and one more render afterwards covers them all. Renders run on one thread of
+their own, so a change starts to go out while the request that made it is still writing its
+answer, and the fragment caches (touched by that thread only) need no lock.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from channels.db import database_sync_to_async
+from channels.db import DatabaseSyncToAsync, database_sync_to_async
+from channels.layers import get_channel_layer
 
 from .live import Audience, State, View, build_views
 from .models import Encounter
 
-# How long a render waits for more changes to arrive before it loads the state.
-COALESCE_SECONDS = 0.005
+logger = logging.getLogger(__name__)
+
 # A browser's check for missed changes reads the database's number at most this often.
 CHECK_SECONDS = 1.0
+# How long a hub whose last socket closed stays, state and views kept: a phone that wakes
+# up and reconnects within it costs no load and no render.
+LINGER_SECONDS = 30.0
+
+RENDER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fray-live")
 
 
 class Socket(Protocol):
     audience: Audience
 
+    async def deliver(self, hub: TableHub) -> None:
+        """Send whatever brings the page to the hub's latest view."""
 
-@dataclass
+
+def group_of(encounter_id: int) -> str:
+    return f"encounter-{encounter_id}"
+
+
+@dataclass(eq=False)
 class TableHub:
     """The sockets this process holds for one encounter, and the latest view of each
     audience they belong to."""
@@ -39,8 +60,99 @@ class TableHub:
     views: dict[Audience, View] = field(default_factory=dict)
     state: State | None = None
     gone: bool = False
-    render_task: asyncio.Task[None] | None = None
+    # The newest number announced or asked for: the views are rendered until they reach it.
+    wanted: int = -1
+    pump: asyncio.Task[None] | None = None
     checked_at: float = float("-inf")
+    channel: str | None = None
+    started: asyncio.Future[None] | None = None
+    listener: asyncio.Task[None] | None = None
+    linger: asyncio.TimerHandle | None = None
+    stopping: asyncio.Task[None] | None = None
+    # Audiences a socket asked for before it joined (its first view, on connect).
+    asked: set[Audience] = field(default_factory=set)
+
+    # --- the announcements -------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Listen for the encounter's announcements (once, however many connects ask)."""
+        if self.started is None:
+            self.started = asyncio.ensure_future(self._subscribe())
+        await asyncio.shield(self.started)
+
+    async def _subscribe(self) -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        self.channel = await layer.new_channel()
+        await layer.group_add(group_of(self.encounter_id), self.channel)
+        self.listener = asyncio.ensure_future(self._listen(layer, self.channel))
+
+    async def _listen(self, layer, channel: str) -> None:
+        while True:
+            try:
+                message = await layer.receive(channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a broken layer connection: note it, and listen again
+                logger.exception("live: the announcements of encounter %s", self.encounter_id)
+                await asyncio.sleep(1.0)
+                continue
+            if message.get("type") == "encounter.changed":
+                seq = message.get("seq")
+                self.changed(seq if isinstance(seq, int) else 0)
+
+    def changed(self, seq: int) -> None:
+        """Encounter's number ``seq`` was committed: bring every socket to it."""
+        self.wanted = max(self.wanted, seq)
+        if self.state is None or self.state.seq < self.wanted:
+            self._kick()
+
+    # --- rendering and delivering -----------------------------------------------------
+
+    def _behind(self) -> bool:
+        if self.gone:
+            return False
+        if self.state is None or self.state.seq < self.wanted:
+            return True
+        return any(a not in self.views for a in self.asked) or any(
+            socket.audience not in self.views for socket in self.sockets
+        )
+
+    def _kick(self) -> asyncio.Task[None]:
+        if self.pump is None or self.pump.done():
+            self.pump = asyncio.ensure_future(self._pump())
+        return self.pump
+
+    async def _pump(self) -> None:
+        """Render and deliver until every socket has the newest view; announcements that
+        land meanwhile are covered by the next round, one for all of them."""
+        short = 0
+        while True:
+            await self._render()
+            for socket in list(self.sockets):
+                try:
+                    await socket.deliver(self)
+                except Exception:  # one broken socket never keeps the others waiting
+                    logger.exception("live: delivering to a socket")
+            if self.state is not None and self.state.seq < self.wanted:
+                # Announced, but not yet in what this process reads (another process's
+                # commit on its way): asked once more, then left to the next announcement
+                # or the browsers' periodic check.
+                short += 1
+                if short > 1:
+                    self.wanted = self.state.seq
+            if not self._behind():
+                return
+
+    async def _render(self) -> None:
+        audiences = {socket.audience for socket in self.sockets} | self.asked
+        self.asked = set()
+        built = await render_in_thread(build_views)(self.encounter_id, audiences, self.views)
+        if built is None:
+            self.gone = True
+            return
+        self.state, self.views = built
 
     async def view(self, audience: Audience, at_least: int = 0) -> View | None:
         """``audience``'s view at sequence number ``at_least`` or later (None: gone)."""
@@ -48,28 +160,15 @@ class TableHub:
             view = self.views.get(audience)
             if self.gone or (view is not None and view.seq >= at_least):
                 break
-            await self.refresh()
+            self.wanted = max(self.wanted, at_least)
+            self.asked.add(audience)
+            await asyncio.shield(self._kick())
         return None if self.gone else self.views.get(audience)
-
-    async def refresh(self) -> None:
-        """Load the state and build the views again, once for everyone who asks meanwhile."""
-        if self.render_task is None or self.render_task.done():
-            self.render_task = asyncio.ensure_future(self._render())
-        await asyncio.shield(self.render_task)
-
-    async def _render(self) -> None:
-        await asyncio.sleep(COALESCE_SECONDS)
-        audiences = {socket.audience for socket in self.sockets}
-        built = await database_sync_to_async(build_views)(self.encounter_id, audiences, self.views)
-        if built is None:
-            self.gone = True
-            return
-        self.state, views = built
-        self.views = views
 
     async def current_seq(self) -> int | None:
         """The encounter's number as the database has it now, read at most once a second
-        however many browsers check (None: gone)."""
+        however many browsers check (None: gone). A number newer than the views brings
+        every socket up to it."""
         loop = asyncio.get_running_loop()
         if loop.time() - self.checked_at >= CHECK_SECONDS:
             self.checked_at = loop.time()
@@ -77,14 +176,17 @@ class TableHub:
             if seq is None:
                 self.gone = True
             elif self.state is None or seq > self.state.seq:
-                await self.refresh()
+                self.wanted = max(self.wanted, seq)
+                await asyncio.shield(self._kick())
         return None if self.gone or self.state is None else self.state.seq
 
     async def current_state(self) -> State | None:
         """The state as this process knows it, loaded first if it does not yet."""
         if self.state is None and not self.gone:
-            await self.refresh()
+            await asyncio.shield(self._kick())
         return None if self.gone else self.state
+
+    # --- sockets coming and going -------------------------------------------------------
 
     def join(self, socket: Socket) -> TableHub:
         """Add ``socket``; returns the hub it joined (the registered one, if another connect
@@ -92,8 +194,37 @@ class TableHub:
         hub = HUBS.get(self.encounter_id)
         if hub is None or hub.loop is not self.loop:
             hub = HUBS[self.encounter_id] = self
+        if hub.linger is not None:
+            hub.linger.cancel()
+            hub.linger = None
         hub.sockets.add(socket)
         return hub
+
+    def _linger(self) -> None:
+        if self.linger is None and not self.sockets and self.loop is not None:
+            self.linger = self.loop.call_later(LINGER_SECONDS, self._close_if_idle)
+
+    def _close_if_idle(self) -> None:
+        self.linger = None
+        if self.sockets:
+            return
+        if HUBS.get(self.encounter_id) is self:
+            del HUBS[self.encounter_id]
+        self.stopping = asyncio.ensure_future(self._unsubscribe())
+
+    async def _unsubscribe(self) -> None:
+        if self.listener is not None:
+            self.listener.cancel()
+        layer = get_channel_layer()
+        if self.started is not None and layer is not None:
+            await asyncio.shield(self.started)
+            if self.channel is not None:
+                await layer.group_discard(group_of(self.encounter_id), self.channel)
+
+
+def render_in_thread(func):
+    """``func`` run on the render thread, with Django's handling of stale connections."""
+    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=RENDER_THREAD)
 
 
 def _seq_of(encounter_id: int) -> int | None:
@@ -108,7 +239,7 @@ SLUGS_KEPT = 10_000
 
 
 async def table_for(slug: str) -> TableHub | None:
-    """The hub of the encounter ``slug`` names (None: no such encounter)."""
+    """The hub of the encounter ``slug`` names, listening (None: no such encounter)."""
     encounter_id = SLUGS.get(slug)
     if encounter_id is None:
         encounter_id = await database_sync_to_async(_id_of)(slug)
@@ -122,6 +253,8 @@ async def table_for(slug: str) -> TableHub | None:
     if hub is None or hub.loop is not loop:  # a server (or a test) with a new event loop
         # Registered at once, so sockets connecting together share its first render.
         hub = HUBS[encounter_id] = TableHub(encounter_id, loop=loop)
+    # Listening before the state is loaded: a change committed in between is not missed.
+    await hub.start()
     return hub
 
 
@@ -130,9 +263,9 @@ def _id_of(slug: str) -> int | None:
 
 
 def leave(hub: TableHub, socket: Socket | None = None) -> None:
-    """``socket`` is gone (or never joined: a refused connect); a hub with no socket left is
-    forgotten, views and all."""
+    """``socket`` is gone (or never joined: a refused connect); a hub with no socket left
+    lingers a while, then stops listening and is forgotten, views and all."""
     if socket is not None:
         hub.sockets.discard(socket)
-    if not hub.sockets and HUBS.get(hub.encounter_id) is hub:
-        del HUBS[hub.encounter_id]
+    if not hub.sockets:
+        hub._linger()

@@ -117,6 +117,8 @@ class State:
         for c in self.combatants:
             self.by_pk[c.pk] = c
             seat = self.seats.get(c.seat_id) if c.seat_id else None
+            if seat is not None:
+                c.seat = seat  # loaded with the seats: a row asks no query for its name
             self.shown[c.pk] = (
                 c.pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.seat_id,
                 seat.name if seat else None,
@@ -132,7 +134,7 @@ class State:
         window = settings.FRAY_LOG_PAGE
         return cls(
             encounter=encounter,
-            combatants=list(encounter.combatants.select_related("seat")),
+            combatants=list(encounter.combatants.all()),
             seats={seat.pk: seat for seat in encounter.seats.all()},
             referee_log=list(log_for(encounter, referee=True)[:window]) if referee else None,
             public_log=list(log_for(encounter, referee=False)[:window]) if players else None,
@@ -271,6 +273,7 @@ class View:
     sections: dict[str, Callable[[], str]]
     seats_html: str
     shared: View | None = None  # the players' common view this one adds a seat's rows to
+    own: tuple[int, ...] = ()  # with ``shared``: the rows this seat sees its own way
     previous: View | None = None
     _messages: dict[int | None, str] = field(default_factory=dict)
     _log_deltas: dict[int, list[str]] = field(default_factory=dict)
@@ -306,6 +309,9 @@ class View:
         return "\n".join(parts)
 
     def _delta(self, base: View) -> str:
+        if self._as_shared(base):
+            # Nothing of this seat's own changed: the very message every player gets.
+            return self.shared.message(base.seq)
         parts = [self.marker(base.seq)]
         for side in ("party", "foes"):
             if self.sides[side] != base.sides[side]:
@@ -317,6 +323,23 @@ class View:
             parts.append(self.seats_html)
         parts += self._log_delta(base)
         return "\n".join(parts)
+
+    def _as_shared(self, base: View) -> bool:
+        shared, before = self.shared, base.shared
+        return (
+            shared is not None
+            and shared is not self
+            and before is not None
+            and shared.previous is before
+            # The same rows as everyone's, and no section to send (a seat's differ).
+            and self.sides == base.sides
+            and shared.sides == before.sides
+            and all(self.sides[side][0] == shared.sides[side][0] for side in self.sides)
+            and all(
+                self.rows[pk] == base.rows.get(pk) and shared.rows.get(pk) == before.rows.get(pk)
+                for pk in self.own
+            )
+        )
 
     def _log_delta(self, base: View) -> list[str]:
         # Every seat of a language shares its log: worked out once, on the common view.
@@ -405,11 +428,7 @@ def build_view(
             return render
 
         by_pk = state.by_pk
-        seats_html = (
-            _html("combat/_seats.html", context | {"seats": list(state.seats.values())})
-            if audience.referee
-            else ""
-        )
+        seats_html = _seats(state, audience, context) if audience.referee else ""
         view = View(
             audience=audience,
             seq=state.seq,
@@ -431,8 +450,16 @@ def build_view(
             },
             seats_html=seats_html,
             shared=shared,
+            own=tuple(controlled) if shared is not None else (),
         )
     return _linked(view, previous)
+
+
+def _seats(state: State, audience: Audience, context: dict[str, Any]) -> str:
+    """The referee's list of players, rendered again only when a seat comes or goes."""
+    seats = list(state.seats.values())
+    key = ("seats", tuple((s.pk, s.name) for s in seats), state.encounter.slug, audience.language)
+    return ROWS.fetch(key, lambda: _html("combat/_seats.html", context | {"seats": seats}))
 
 
 def _entries(state: State, audience: Audience, viewer: Viewer) -> dict[str, str]:

@@ -152,6 +152,37 @@ async def test_a_change_is_loaded_once_and_rendered_once_per_audience(table, mon
         await socket.disconnect()
 
 
+async def test_a_change_that_is_no_seats_own_is_worked_out_once_for_all_players(table, monkeypatch):
+    encounter, referee, players, heroes, goblins = table
+    deltas = []
+    original = live.View._delta
+
+    def counting_delta(self, base):
+        deltas.append(self.audience)
+        return original(self, base)
+
+    monkeypatch.setattr(live.View, "_delta", counting_delta)
+    referee_ws = await _open(referee, encounter.slug, seq=encounter.seq)
+    sockets = [await _open(p, encounter.slug, seq=encounter.seq) for p in players]
+    deltas.clear()
+    await sync_to_async(_damage)(referee, encounter, goblins[1], 2)
+    messages = [await s.receive_from(timeout=5) for s in sockets]
+    assert len(set(messages)) == 1 and f'id="combatant-{goblins[1].pk}"' in messages[0]
+    assert "?actor=" not in messages[0]  # no seat's own buttons in what all get
+    await referee_ws.receive_from(timeout=5)
+    # The referee's, the players' common one, and each seat's asking for the common one.
+    assert len([a for a in deltas if not a.referee and a.seat is None]) == 1
+    # A change to a seat's own row is that seat's alone.
+    deltas.clear()
+    await sync_to_async(_damage)(referee, encounter, heroes[0], 1)
+    own, *others = [await s.receive_from(timeout=5) for s in sockets]
+    assert own != others[0] and others[0] == others[1]
+    assert f'id="combatant-{heroes[0].pk}"' in own and "?actor=" in own
+    assert "?actor=" not in others[0]
+    for socket in [referee_ws, *sockets]:
+        await socket.disconnect()
+
+
 async def test_a_burst_of_changes_goes_out_as_one_message(table):
     encounter, referee, _players, _heroes, goblins = table
     referee_ws = await _open(referee, encounter.slug, seq=encounter.seq)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
@@ -146,13 +146,42 @@ async def test_a_foreign_origin_is_refused(table):
     assert not connected
 
 
-async def test_the_group_is_empty_after_disconnect(table):
-    encounter, referee, *_ = table
-    referee_ws, _ = await _open(referee, encounter.slug)
-    await referee_ws.disconnect()
+async def test_one_listener_per_process_and_the_group_is_empty_once_the_table_is_left(
+    table, monkeypatch
+):
+    from combat import hub
+
+    monkeypatch.setattr(hub, "LINGER_SECONDS", 0.0)
+    encounter, referee, player, *_ = table
+    sockets = [(await _open(client, encounter.slug))[0] for client in (referee, player, player)]
     layer = get_channel_layer()
-    if hasattr(layer, "groups"):  # the in-memory layer exposes its groups
-        assert not layer.groups.get(encounter.group_name)
+    in_memory = isinstance(layer, InMemoryChannelLayer)  # its groups can be looked at
+    if in_memory:  # the process's hub, not each socket, is in the encounter's group
+        assert len(layer.groups.get(encounter.group_name, {})) == 1
+    for socket in sockets:
+        await socket.disconnect()
+    await _until(lambda: encounter.pk not in hub.HUBS, "the hub forgotten")
+    if in_memory:
+        await _until(lambda: not layer.groups.get(encounter.group_name), "the group emptied")
+
+
+async def test_a_socket_reconnecting_soon_costs_no_load(table, monkeypatch):
+    from combat import live
+
+    encounter, referee, *_ = table
+    first, _ = await _open(referee, encounter.slug)
+    await first.disconnect()
+    loads = []
+    original = live.State.load.__func__
+
+    def counting_load(cls, *args, **kwargs):
+        loads.append(args)
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(live.State, "load", classmethod(counting_load))
+    again, snapshot = await _open(referee, encounter.slug)
+    assert "Goblin" in snapshot and loads == []  # the lingering hub's views
+    await again.disconnect()
 
 
 async def test_a_snapshot_shows_every_change_to_a_row_it_has_shown_before(table):
