@@ -25,6 +25,13 @@ SEATS_KEY = "seats"
 
 @dataclass(frozen=True)
 class Viewer:
+    """Who is looking.
+
+    The encounter's combatants are read once per Viewer and change (see ``combatants``): a
+    request builds its forms from one reading. To see the database as it is after a change
+    made elsewhere, ask a new Viewer (``dataclasses.replace(viewer)``).
+    """
+
     encounter: Encounter
     is_referee: bool
     seat: Seat | None
@@ -32,6 +39,34 @@ class Viewer:
     @property
     def role(self) -> str:
         return "referee" if self.is_referee else "player"
+
+    @property
+    def combatants(self) -> list[Combatant]:
+        """All the encounter's combatants in their usual order, read once, and read again
+        once a change made through this viewer's encounter moved its change number on (an
+        action with this viewer, then a form with it, sees what the action did)."""
+        seq = self.encounter.seq
+        read = self.__dict__.get("_combatants")
+        if read is None or read[0] != seq:
+            read = (seq, list(self.encounter.combatants.select_related("seat")))
+            object.__setattr__(self, "_combatants", read)  # a cache, not part of the value
+        return read[1]
+
+    def _own(self, combatant: Combatant) -> bool:
+        # As ``Q(seat=self.seat)`` reads it.
+        return combatant.seat_id == (self.seat.pk if self.seat is not None else None)
+
+    def visible_list(self) -> list[Combatant]:
+        """``visible_combatants`` from the combatants read once."""
+        if self.is_referee:
+            return list(self.combatants)
+        return [c for c in self.combatants if not c.hidden or self._own(c)]
+
+    def controlled_list(self) -> list[Combatant]:
+        """``controlled_combatants`` from the combatants read once."""
+        if self.is_referee:
+            return list(self.combatants)
+        return [c for c in self.combatants if self._own(c)]
 
     def visible_combatants(self) -> QuerySet[Combatant]:
         combatants = self.encounter.combatants.select_related("seat")
