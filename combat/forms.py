@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.core.validators import ProhibitNullCharactersValidator
 from django.db import models
-from django.db.models import QuerySet
 from django.forms.models import model_to_dict
 from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
@@ -309,29 +310,68 @@ class QuickAddForm(OnceMixin, forms.Form):
         return data
 
 
-class CombatantField(forms.ModelChoiceField):
-    """One of the combatants a viewer may choose. With ``refusal``, only the living are
+class CombatantField(forms.ChoiceField):
+    """One of the combatants a viewer may choose, from a list read once (see
+    ``Viewer.combatants``); it cleans to the Combatant. With ``refusal``, only the living are
     offered, and a dead one chosen anyway (a form opened before the death) is refused with
     that message rather than as an unknown choice."""
 
-    def __init__(self, queryset: QuerySet[Combatant], label: Any, refusal: str = "") -> None:
-        self.candidates = queryset
+    # The message a ModelChoiceField gives, as this field was one.
+    default_error_messages = {
+        "invalid_choice": forms.ModelChoiceField.default_error_messages["invalid_choice"],
+    }
+
+    def __init__(self, candidates: Sequence[Combatant], label: Any, refusal: str = "") -> None:
+        self.candidates = list(candidates)
         self.refusal = refusal
-        offered = queryset.filter(hp__gt=0) if refusal else queryset
-        super().__init__(queryset=offered, label=label, empty_label=None)
+        self.offered = [c for c in self.candidates if c.hp > 0] if refusal else self.candidates
+        super().__init__(choices=[(c.pk, str(c)) for c in self.offered], label=label)
+
+    def find(self, value: Any) -> Combatant | None:
+        """The offered combatant with id ``value``, if any."""
+        return _by_pk(self.offered, value)
+
+    def prepare_value(self, value: Any) -> Any:
+        return value.pk if isinstance(value, models.Model) else value
 
     def to_python(self, value: Any) -> Combatant | None:
-        try:
-            return super().to_python(value)
-        except ValidationError:
-            found = self.candidates.filter(pk=value).first() if str(value).isdigit() else None
-            if found is not None and found.dead:
-                raise ValidationError(message_for(Refused(self.refusal, name=found.name))) from None
-            raise
+        if value in self.empty_values:
+            return None
+        ProhibitNullCharactersValidator()(value)
+        if isinstance(value, models.Model):
+            value = value.pk
+        found = self.find(value)
+        if found is not None:
+            return found
+        if self.refusal and str(value).isdigit():
+            dead = _by_pk(self.candidates, value)
+            if dead is not None and dead.dead:
+                raise ValidationError(message_for(Refused(self.refusal, name=dead.name)))
+        raise ValidationError(
+            self.error_messages["invalid_choice"], code="invalid_choice", params={"value": value}
+        )
+
+    def validate(self, value: Combatant | None) -> None:
+        forms.Field.validate(self, value)  # required; the choice itself was checked above
+
+    def has_changed(self, initial: Any, data: Any) -> bool:
+        if self.disabled:
+            return False
+        initial = "" if initial is None else self.prepare_value(initial)
+        return str(initial) != str("" if data is None else data)
 
 
-def _combatant_field(queryset, label, refusal: str = "") -> CombatantField:
-    return CombatantField(queryset, label, refusal)
+def _by_pk(combatants: Sequence[Combatant], value: Any) -> Combatant | None:
+    """The combatant whose id is ``value`` read as the database reads an id (``int()``)."""
+    try:
+        pk = int(value)
+    except (TypeError, ValueError):
+        return None
+    return next((c for c in combatants if c.pk == pk), None)
+
+
+def _combatant_field(candidates, label, refusal: str = "") -> CombatantField:
+    return CombatantField(candidates, label, refusal)
 
 
 def _modifier_field(limit: int, help_text: str = "") -> forms.IntegerField:
@@ -425,7 +465,7 @@ class RollForm(ActionForm):
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
         self.fields["actor"] = _combatant_field(
-            viewer.controlled_combatants(), _("Who"), refusal="dead_cannot_act"
+            viewer.controlled_list(), _("Who"), refusal="dead_cannot_act"
         )
         self.fields["modifier"] = _modifier_field(self.modifier_limit, self.modifier_help)
         self.fields["natural"] = _natural_field(self.sides)
@@ -438,11 +478,11 @@ class RollForm(ActionForm):
 
     def initial_actor(self) -> Combatant | None:
         """Who the form starts with: the one the button named, else the first controlled."""
-        controlled = self.fields["actor"].queryset
+        field = self.fields["actor"]
         wanted = str(self.initial.get("actor", ""))
         if wanted.isdigit():
-            return controlled.filter(pk=int(wanted)).first()
-        return controlled.first()
+            return field.find(wanted)
+        return field.offered[0] if field.offered else None
 
     def clean_modifier(self) -> int:
         return self.cleaned_data.get("modifier") or 0
@@ -468,7 +508,7 @@ class AttackForm(RollForm):
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
         self.fields["target"] = _combatant_field(
-            viewer.visible_combatants(), _("Target"), refusal="target_is_dead"
+            viewer.visible_list(), _("Target"), refusal="target_is_dead"
         )
         self.fields["damage"].initial = local_dice("1d6")
         if not self.is_bound and not self._standing(self.initial.get("target")):
@@ -480,12 +520,12 @@ class AttackForm(RollForm):
         self.without_dice_fields()
 
     def _standing(self, pk: Any) -> bool:
-        return str(pk).isdigit() and self.fields["target"].queryset.filter(pk=pk).exists()
+        return str(pk).isdigit() and self.fields["target"].find(pk) is not None
 
     def _first_opponent(self) -> int | None:
         """Preselect the first one standing on the other side, so the odds show at once."""
         actor = self.initial_actor()
-        for combatant in self.fields["target"].queryset:  # the living only
+        for combatant in self.fields["target"].offered:  # the living only
             if actor is None or combatant.side != actor.side:
                 return combatant.pk
         return None
@@ -562,7 +602,7 @@ class HitPointsForm(ActionForm):
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(viewer.controlled_combatants(), _("Who"))
+        self.fields["actor"] = _combatant_field(viewer.controlled_list(), _("Who"))
         self.order_fields(["actor", "action", "amount"])
 
 
@@ -583,7 +623,7 @@ class RestForm(ActionForm):
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
         self.fields["actor"] = _combatant_field(
-            viewer.controlled_combatants(), _("Who"), refusal="dead_cannot_act"
+            viewer.controlled_list(), _("Who"), refusal="dead_cannot_act"
         )
         self.order_fields(["actor", "days", "interrupted", "day_dice"])
         self.without_dice_fields()
