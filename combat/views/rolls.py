@@ -3,6 +3,7 @@ undo, and the odds shown before a roll."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +36,13 @@ def _refuse_foreign_actor(request: HttpRequest, viewer: Viewer) -> None:
     """Acting for a combatant this viewer does not control is refused outright (403), not
     merely reported as a bad choice: nothing changes."""
     actor = request.POST.get("actor", "")
-    if actor.isdigit() and not viewer.controlled_combatants().filter(pk=int(actor)).exists():
+    if not actor.isdigit():
+        return  # no id at all: the form says so
+    try:
+        pk = int(actor)
+    except ValueError:  # digits int() does not read ("²", or thousands of them): no one's id
+        raise PermissionDenied from None
+    if not any(c.pk == pk for c in viewer.controlled_list()):
         raise PermissionDenied
 
 
@@ -101,10 +108,15 @@ def _rolled(
     request: HttpRequest, viewer: Viewer, panel: str, form: ActionForm, entry: LogEntry | None
 ) -> HttpResponse:
     """The result, and the form again for the next roll: it keeps who acts and how, never an
-    amount or a die typed in, and it carries a new one-time key."""
-    fresh = type(form)(viewer=viewer, initial=form.kept_values())
+    amount or a die typed in, and it carries a new one-time key.
+
+    The new form reads the combatants anew (a new Viewer has not read them yet): the ones
+    the request read before acting may have changed since, a target killed by this very roll.
+    """
+    after = dataclasses.replace(viewer)
+    fresh = type(form)(viewer=after, initial=form.kept_values())
     return panel_reply(
-        request, viewer, panel, done=True, form=fresh, result=entry, odds=odds.for_form(fresh)
+        request, after, panel, done=True, form=fresh, result=entry, odds=odds.for_form(fresh)
     )
 
 
