@@ -26,6 +26,8 @@ class Odds:
 def _values(form: forms.Form) -> dict[str, Any]:
     """The form's valid values so far, whether it was posted or only prefilled."""
     if form.is_bound:
+        if hasattr(form, "cleaned_data"):  # validated already: a second probe would agree
+            return form.cleaned_data
         data = form.data
     else:
         data = {
