@@ -215,6 +215,7 @@ class CombatantForm(MergingForm):
         self.fields["seat"].queryset = encounter.seats.all()
         self.fields["seat"].empty_label = _("the referee")
         self.fields["thac0"].required = False
+        self.fields["hit_dice"].help_text = _("Monsters: as written, e.g. 1-1, 2+1, 4*")
         for name in SAVE_FIELDS:
             self.fields[name].required = False
             self.fields[name].widget.attrs.update(min=SAVE_MIN, max=SAVE_MAX)
@@ -223,7 +224,6 @@ class CombatantForm(MergingForm):
 
     def rebuild_kwargs(self, current: models.Model) -> dict[str, Any]:
         return super().rebuild_kwargs(current) | {"encounter": self.encounter}
-        self.fields["hit_dice"].help_text = _("Monsters: as written, e.g. 1-1, 2+1, 4*")
 
     def clean_str_score(self) -> int:
         return self._ability("str_score")
