@@ -1,4 +1,4 @@
-"""A websocket for ``manage.py bench_live`` only: the bare Channels broadcast Fray is compared with.
+"""For ``manage.py bench_live`` only: a websocket and a view, bare broadcasts to compare Fray with.
 
 ``combat/routing.py`` routes ``ws/bench/<group>/`` here only when the server's environment has
 ``FRAY_BENCH=1``, which the benchmark sets for the servers it starts; normal serving never has
@@ -10,9 +10,17 @@ that many bytes, starting with a ``#live-seq`` marker as Fray's messages do, and
 in the group forwards it untouched. That is the floor for Fray's live updates: the same server,
 channel layer, sockets and message size, and no database, no rendering.
 
+A change in Fray starts from an HTTP request, though, not from a frame. ``bench_send`` is the
+floor for that: a plain POST (``bench/send/<group>/``, routed by ``combat/urls.py`` only with
+``FRAY_BENCH=1`` too) through the whole middleware stack, sessions, CSRF, gzip and all, whose
+view does just what ``combat.live.announce`` does once a change has committed, a
+``group_send`` from sync code, here of the same message as a frame would make, and answers 204.
+It never reads the session: finding out who asks is part of Fray's own work, not the floor.
+
 With ``FRAY_BENCH_PROFILE=1`` as well, every thread runs under cProfile (``Profiles``). Frames
-``{"profile": "fray"}`` (or ``"bare"``, ``"off"``) name what the CPU is spent on from then,
-``"reset"`` forgets it all, and ``"report"`` gets the most expensive functions per name.
+``{"profile": "fray"}`` (or ``"bare"``, ``"request"``, ``"off"``) name what the CPU is spent on
+from then, ``"reset"`` forgets it all, and ``"report"`` gets the most expensive functions per
+name.
 """
 
 from __future__ import annotations
@@ -28,10 +36,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from asgiref.sync import async_to_sync
 from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
+from django.views.decorators.http import require_POST
 
 _GROUP = re.compile(r"^[A-Za-z0-9_-]{1,60}$")
 MAX_BYTES = 1_000_000
+_SEQ = re.compile(r"-?[0-9]{1,18}")  # ASCII digits only: int() reads other scripts' too
+_SIZE = re.compile(r"[0-9]{1,7}")
 
 
 def payload(seq: int, size: int) -> str:
@@ -88,6 +102,25 @@ class BenchSocket(AsyncWebsocketConsumer):
         elif PROFILES is not None:
             PROFILES.switch(None if command == "off" else command)
         await self.send(text_data=json.dumps({"profile": answer}))
+
+
+@require_POST
+def bench_send(request: HttpRequest, group: str) -> HttpResponse:
+    """``seq`` and ``bytes`` POSTed as a form: ``group_send`` the bare socket's message to
+    the group ``bench-<group>``, as ``combat.live.announce`` sends Fray's after a commit (a
+    plain sync view, as Fray's are); 204. Anything out of bounds is a 400 and sends nothing."""
+    seq, size = request.POST.get("seq", ""), request.POST.get("bytes", "")
+    if not (_GROUP.fullmatch(group) and _SEQ.fullmatch(seq) and _SIZE.fullmatch(size)):
+        return HttpResponseBadRequest()
+    if int(size) > MAX_BYTES:
+        return HttpResponseBadRequest()
+    layer = get_channel_layer()
+    if layer is None:
+        return HttpResponse(status=503)
+    async_to_sync(layer.group_send)(
+        f"bench-{group}", {"type": "bench.message", "text": payload(int(seq), int(size))}
+    )
+    return HttpResponse(status=204)
 
 
 # --------------------------------------------------------------------------- the profiler

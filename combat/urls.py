@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from django.urls import include, path
 
 from .views import pages, rolls, table
@@ -35,3 +37,11 @@ urlpatterns = [
     path("e/<str:slug>/", include(encounter_patterns)),
     path("i18n/", include("django.conf.urls.i18n")),
 ]
+
+# Only in servers that `manage.py bench_live` starts (it sets FRAY_BENCH=1), as the bench socket
+# in combat/routing.py: a plain POST that broadcasts, the floor for what a change costs before
+# Fray's own work. Never routed in normal serving.
+if os.environ.get("FRAY_BENCH") == "1":
+    from .bench_socket import bench_send
+
+    urlpatterns.append(path("bench/send/<str:group>/", bench_send, name="bench_send"))

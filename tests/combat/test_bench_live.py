@@ -22,6 +22,7 @@ from combat.management.commands.bench_live import (
     Step,
     TablesRun,
     fanout_line,
+    fray_over_request,
     percentile,
     snapshot_seq,
     write_comparison,
@@ -34,6 +35,15 @@ RATIO = r"\d+\.\d\d"
 FANOUT_LINE = re.compile(
     rf"^fanout N=(\d+): fray p50 {MS} p99 {MS}; bare p50 {MS} p99 {MS}; "
     rf"ratio p50 {RATIO} p99 {RATIO}; cpu/change fray -?{MS} bare -?{MS}$"
+)
+REQUEST_LINE = re.compile(
+    r"^  request\+bare, a plain POST that group_sends the same bytes, until every socket had it: "
+    rf"p50 {MS} p99 {MS} max {MS}; first to last socket p50 {MS}; the POST answered p50 {MS}; "
+    rf"server CPU -?{MS} per round; 0 missing$"
+)
+OVER_REQUEST_LINE = re.compile(
+    r"^  N=(\d+): fray over request\+bare: p50 \d+\.\d\dx, p99 \d+\.\d\dx, cpu -?\d+\.\d\dx "
+    r"\(informative\)$"
 )
 FIRST_LOAD_LINE = re.compile(
     r"^first load: player \d+\.\d KB, referee \d+\.\d KB \(compressed, all requests\)$"
@@ -53,13 +63,23 @@ def _bench(*arguments: str, env: dict[str, str] | None = None) -> list[str]:
     return completed.stdout.splitlines()
 
 
-def _fanout(n: int, fray: list[float], bare: list[float], cpu: tuple[float, float]) -> Fanout:
+def _fanout(
+    n: int,
+    fray: list[float],
+    bare: list[float],
+    cpu: tuple[float, float],
+    request: tuple[list[float], float] = ([], 0.0),
+) -> Fanout:
+    """Fray's and the bare rounds; ``request`` is request+bare's latencies and CPU per round."""
     rounds = len(fray)
     return Fanout(
         n=n,
         seats=n - 1,
         fray=fray,
         bare=bare,
+        request=request[0],
+        request_posts=[0.005] * len(request[0]),
+        request_cpu=request[1] * len(request[0]),
         posts=[0.01] * rounds,
         fray_cpu=cpu[0] * rounds,
         bare_cpu=cpu[1] * rounds,
@@ -75,12 +95,22 @@ def test_the_fanout_line_is_exactly_the_issues() -> None:
     )
 
 
+def test_fray_over_request_and_bare_is_an_informative_line_per_n() -> None:
+    fanout = _fanout(
+        10, [0.019, 0.019, 0.028], [0.01] * 3, (0.0042, 0.001), ([0.01, 0.01, 0.02], 0.002)
+    )
+    assert fray_over_request(fanout) == (
+        "  N=10: fray over request+bare: p50 1.90x, p99 1.40x, cpu 2.10x (informative)"
+    )
+
+
 def test_the_summary_ends_with_one_fanout_line_per_n_and_shows_the_targets() -> None:
+    request = ([0.006, 0.006, 0.01], 0.0025)
     figures = Figures(
         layer="embedded",
         workers=1,
         fanouts=[
-            _fanout(50, [0.012, 0.012, 0.02], [0.01, 0.01, 0.015], (0.003, 0.002)),
+            _fanout(50, [0.012, 0.012, 0.02], [0.01, 0.01, 0.015], (0.003, 0.002), request),
             _fanout(200, [0.05, 0.05, 0.09], [0.01, 0.01, 0.015], (0.01, 0.002)),
         ],
         first_load={"referee": [("/e/x/", 30_000), ("/qr.svg", 1000)], "player": [("/e/x/", 20)]},
@@ -94,6 +124,9 @@ def test_the_summary_ends_with_one_fanout_line_per_n_and_shows_the_targets() -> 
     assert "  N=50: fray p50 1.20x bare (<= 1.5x) met" in lines
     assert "  N=50: cpu/change 1.50x bare (<= 3x) met" in lines
     assert "  N=200: fray p99 6.00x bare (<= 2x) NOT met" in lines
+    over = "  N=50: fray over request+bare: p50 2.00x, p99 2.00x, cpu 1.20x (informative)"
+    assert lines.index(over) == lines.index("  N=50: fray p99 1.33x bare (<= 2x) met") + 1
+    assert not any("N=200: fray over request+bare" in line for line in lines)  # none measured
     assert any(line.startswith("  N=200: 200 simultaneous connects") for line in lines)
     assert (
         "  20 tables x 6 players: 99.0 actions/s held within 100 ms p99 (>= 100) NOT met" in lines
@@ -107,7 +140,7 @@ def test_the_figures_survive_the_trip_from_the_layers_process() -> None:
     figures = Figures(
         layer="scale-out",
         workers=2,
-        fanouts=[_fanout(10, [0.02], [0.01], (0.03, 0.001))],
+        fanouts=[_fanout(10, [0.02], [0.01], (0.03, 0.001), ([0.012], 0.004))],
         first_load={"player": [("/e/x/", 100)]},
         tables=TablesRun(tables=2, players=1, steps=[Step(offered=2, achieved=2)]),
     )
@@ -145,12 +178,18 @@ def test_the_fanout_run_prints_the_issues_lines_for_every_n() -> None:
         "  2 sockets opened at once, each behind (?seq=0): the last had its first state after ",
         "  fray, from the POST until every socket had the change: p50 ",
         "  bare, group_send of ",
+        "  request+bare, a plain POST that group_sends the same bytes, until every socket had it",
         "  server CPU per change: fray ",
         "targets, embedded (informative: this machine, this run):",
         "first load, player, bytes received per request: page ",
     ):
         assert any(line.startswith(start) for line in lines), f"no line {start!r} in\n{output}"
     assert any(FIRST_LOAD_LINE.match(line) for line in lines), output
+    assert len([line for line in lines if REQUEST_LINE.match(line)]) == 2, output
+    bare = [i for i, line in enumerate(lines) if line.startswith("  bare, group_send of ")]
+    assert [i + 1 for i in bare] == [i for i, line in enumerate(lines) if REQUEST_LINE.match(line)]
+    over = [OVER_REQUEST_LINE.match(line) for line in lines]
+    assert [match.group(1) for match in over if match] == ["2", "3"], output
     assert [FANOUT_LINE.match(line).group(1) for line in lines[-2:]] == ["2", "3"], output
 
 
@@ -174,6 +213,7 @@ def test_the_scale_out_run_compares_two_workers_on_postgresql_and_redis_with_emb
         for line in lines
     ), output
     assert "targets, scale-out against embedded (no worse than 1.5x):" in lines
+    assert len([line for line in lines if REQUEST_LINE.match(line)]) == 2, output  # both layers
     assert [FANOUT_LINE.match(line).group(1) for line in lines if FANOUT_LINE.match(line)] == [
         "2",
         "2",

@@ -18,7 +18,12 @@ streams, cookies and CSRF tokens as a browser keeps them.
   Fray round alternates with a bare round: a Channels ``group_send`` in the same server
   (``combat/bench_socket.py``) of a message of Fray's average size to N other sockets, from a
   frame on one of them until every one has it. CPU per change is the servers' CPU time over
-  each round. Noise on a shared machine hits both kinds of round alike.
+  each round. A third kind of round in the same turn, request+bare, is the bare broadcast
+  started the way Fray's changes are: the referee's browser POSTs (its cookies, CSRF token,
+  kept connection and htmx header) to a bench-only view that goes through every middleware
+  and only ``group_send``s the same message, from the POST until every socket has it. Fray
+  over bare is the issue's ratio; Fray over request+bare leaves out what any web request costs.
+  Noise on a shared machine hits every kind of round alike.
 - Connects: the N sockets opened at once by pages that are behind (``?seq=0``), so each needs
   a full snapshot; the time until the last has it, and the errors.
 - First load: a player's and the referee's encounter page with everything it references, as
@@ -677,16 +682,22 @@ class Fanout:
     bare: list[float] = field(default_factory=list)  # from the frame until every socket had it
     fray_spread: list[float] = field(default_factory=list)  # from the first socket to the last
     bare_spread: list[float] = field(default_factory=list)
+    # request+bare: from a plain POST that group_sends the bare message until every socket had it
+    request: list[float] = field(default_factory=list)
+    request_spread: list[float] = field(default_factory=list)
+    request_posts: list[float] = field(default_factory=list)  # until that POST's answer
     posts: list[float] = field(default_factory=list)  # until the POST's answer
     alone: list[float] = field(default_factory=list)  # the same, no socket open
     fray_cpu: float = 0.0  # server CPU over all Fray rounds
     bare_cpu: float = 0.0
+    request_cpu: float = 0.0
     alone_cpu: float = 0.0
-    client_cpu: float = 0.0  # this process, both kinds of round
+    client_cpu: float = 0.0  # this process, every kind of round
     size: int = 0  # bytes of each bare message: Fray's mean in the warm-up
     fray_sizes: dict[str, float] = field(default_factory=dict)  # mean bytes per message
     missing_fray: int = 0
     missing_bare: int = 0
+    missing_request: int = 0
     connects: Connects = field(default_factory=Connects)
 
     @property
@@ -696,6 +707,10 @@ class Fanout:
     @property
     def bare_cpu_per_change(self) -> float:  # as many bare rounds as Fray ones
         return self.bare_cpu / max(1, len(self.posts))
+
+    @property
+    def request_cpu_per_round(self) -> float:
+        return self.request_cpu / max(1, len(self.request_posts))
 
 
 def _mean_sizes(crowd: Crowd, after: int) -> dict[str, float]:
@@ -727,7 +742,8 @@ async def measure_fanout(
     result.size = max(1, round(_mean_sizes(crowd, before).get("all", 0)))
     # As many bare sockets as Fray's that are open, spread alike over the servers.
     bare = Crowd()
-    group = f"/ws/bench/{secrets.token_hex(8)}/"
+    name = secrets.token_hex(8)
+    group, send = f"/ws/bench/{name}/", f"/bench/send/{name}/"
     sockets = [
         (port, group, {"Origin": f"http://127.0.0.1:{port}"}, "bare")
         for port, _ in zip(itertools.cycle(ports), crowd.listeners, strict=False)
@@ -744,6 +760,17 @@ async def measure_fanout(
         await bare.wait(TIMEOUT)
         return start
 
+    async def request_round(seq: int) -> tuple[float, float]:
+        """The bare message again, asked for by the referee's browser as it asks for a change
+        (``Browser.post``: cookies, CSRF token, kept connection, htmx header); when the POST
+        started and when it was answered."""
+        bare.expect(seq)
+        start = time.perf_counter()
+        await table.referee.post(ports[0], send, {"seq": seq, "bytes": result.size})
+        answered = time.perf_counter()
+        await bare.wait(TIMEOUT)
+        return start, answered
+
     async def timed(round_: Awaitable[Any]) -> tuple[Any, float]:
         """The round's result, and the servers' CPU it cost, with the work trailing it."""
         cpu = servers_cpu(workers)
@@ -753,10 +780,12 @@ async def measure_fanout(
 
     for seq in (-2, -1):  # warm-up
         await bare_round(seq)
+    await request_round(0)
     timed_from, client, seq = table.seq, time.process_time(), 0
-    # Fray and bare in turn, so that the machine's noise hits both alike; under the profiler,
-    # each in a block (switching it costs more than a round).
-    kinds = ["fray", "bare"] * options["rounds"]
+    # Fray, bare and request+bare in turn, so that the machine's noise hits all alike; under
+    # the profiler, each in a block (switching it costs more than a round). The two baselines
+    # share the sockets and one count of numbers.
+    kinds = ["fray", "bare", "request"] * options["rounds"]
     for kind in sorted(kinds) if profiler else kinds:
         if profiler and profiler.current != kind:
             await profiler.bucket(kind)
@@ -770,7 +799,7 @@ async def measure_fanout(
             if every is not None and first is not None:
                 result.fray.append(every)
                 result.fray_spread.append(every - first)
-        else:
+        elif kind == "bare":
             seq += 1
             start, cpu = await timed(bare_round(seq))
             result.bare_cpu += cpu
@@ -779,6 +808,16 @@ async def measure_fanout(
             if every is not None and first is not None:
                 result.bare.append(every)
                 result.bare_spread.append(every - first)
+        else:
+            seq += 1
+            (start, answered), cpu = await timed(request_round(seq))
+            result.request_cpu += cpu
+            result.request_posts.append(answered - start)
+            first, every, missing = bare.latency(seq, start)
+            result.missing_request += missing
+            if every is not None and first is not None:
+                result.request.append(every)
+                result.request_spread.append(every - first)
     result.client_cpu = time.process_time() - client
     result.fray_sizes = _mean_sizes(crowd, timed_from)
     if profiler:
@@ -826,13 +865,19 @@ def write_fanout(write: Callable[[str], None], f: Fanout, workers: int) -> None:
         f"one had it: {_spread(f.bare)}; "
         f"first to last socket p50 {_ms(_median(f.bare_spread))}; {f.missing_bare} missing"
     )
+    write(
+        "  request+bare, a plain POST that group_sends the same bytes, until every socket had "
+        f"it: {_spread(f.request)}; first to last socket p50 {_ms(_median(f.request_spread))}; "
+        f"the POST answered p50 {_ms(_median(f.request_posts))}; server CPU "
+        f"{_ms(f.request_cpu_per_round)} per round; {f.missing_request} missing"
+    )
     alone = f.alone_cpu / max(1, len(f.alone))
     write(
         f"  server CPU per change: fray {_ms(f.fray_cpu_per_change)}, bare "
         f"{_ms(f.bare_cpu_per_change)}; the same POST with no socket open {_ms(alone)} "
         f"(answered p50 {_ms(_median(f.alone))}), so the live part "
         f"{_ms(f.fray_cpu_per_change - alone)}; this process "
-        f"{_ms(f.client_cpu / max(1, len(f.posts)))} per pair of rounds"
+        f"{_ms(f.client_cpu / max(1, len(f.posts)))} per fray round and its two baselines"
     )
 
 
@@ -1033,10 +1078,11 @@ def write_profile(write: Callable[[str], None], reports: list[dict[str, Any]], r
     """Where the servers' CPU went, per kind of round, in ms per round (cProfile's figures,
     with its overhead: compare them with each other, not with the unprofiled ones)."""
     per = 1000 / max(1, rounds)
-    for bucket in ("fray", "bare"):
+    for bucket in ("fray", "bare", "request"):
         found = [report[bucket] for report in reports if bucket in report]
         total = sum(part["total"] for part in found) * per
-        write(f"  profile, {bucket} rounds: {total:.1f} ms of server CPU under cProfile per round")
+        label = "request+bare" if bucket == "request" else bucket
+        write(f"  profile, {label} rounds: {total:.1f} ms of server CPU under cProfile per round")
         for title, key in (("own time", "own"), ("with callees", "inclusive")):
             counts: Counter[str] = Counter()
             for part in found:
@@ -1156,6 +1202,17 @@ def fanout_line(f: Fanout) -> str:
     )
 
 
+def fray_over_request(f: Fanout) -> str:
+    """Fray against the baseline that starts, as Fray does, from a request: no target."""
+    p50 = statistics.median(f.fray) / statistics.median(f.request)
+    p99 = percentile(f.fray, 0.99) / percentile(f.request, 0.99)
+    cpu = f.fray_cpu_per_change / max(f.request_cpu_per_round, 1e-9)
+    return (
+        f"  N={f.n}: fray over request+bare: p50 {p50:.2f}x, p99 {p99:.2f}x, cpu {cpu:.2f}x "
+        "(informative)"
+    )
+
+
 def _met(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
@@ -1179,25 +1236,30 @@ def key_figures(figures: Figures) -> dict[str, float]:
     return found
 
 
+def _fanout_targets(write: Callable[[str], None], f: Fanout) -> None:
+    p50 = statistics.median(f.fray) / statistics.median(f.bare)
+    p99 = percentile(f.fray, 0.99) / percentile(f.bare, 0.99)
+    cpu = f.fray_cpu_per_change / max(f.bare_cpu_per_change, 1e-9)
+    if f.n == 50:
+        write(f"  N=50: fray p50 {p50:.2f}x bare (<= 1.5x) {_met(p50 <= 1.5)}")
+        write(f"  N=50: cpu/change {cpu:.2f}x bare (<= 3x) {_met(cpu <= 3)}")
+    write(f"  N={f.n}: fray p99 {p99:.2f}x bare (<= 2x) {_met(p99 <= 2)}")
+    if f.n == 200:
+        c = f.connects
+        ok = c.last <= 1.0 and not c.errors
+        write(
+            f"  N=200: {c.sockets} simultaneous connects: the last had its first state "
+            f"after {c.last:.2f} s, {len(c.errors)} errors (<= 1 s, 0 errors) {_met(ok)}"
+        )
+
+
 def write_targets(write: Callable[[str], None], figures: Figures) -> None:
     write(f"targets, {figures.layer} (informative: this machine, this run):")
     for f in figures.fanouts:
-        if not (f.fray and f.bare) or f.n not in (50, 200):
-            continue
-        p50 = statistics.median(f.fray) / statistics.median(f.bare)
-        p99 = percentile(f.fray, 0.99) / percentile(f.bare, 0.99)
-        cpu = f.fray_cpu_per_change / max(f.bare_cpu_per_change, 1e-9)
-        if f.n == 50:
-            write(f"  N=50: fray p50 {p50:.2f}x bare (<= 1.5x) {_met(p50 <= 1.5)}")
-            write(f"  N=50: cpu/change {cpu:.2f}x bare (<= 3x) {_met(cpu <= 3)}")
-        write(f"  N={f.n}: fray p99 {p99:.2f}x bare (<= 2x) {_met(p99 <= 2)}")
-        if f.n == 200:
-            c = f.connects
-            ok = c.last <= 1.0 and not c.errors
-            write(
-                f"  N=200: {c.sockets} simultaneous connects: the last had its first state "
-                f"after {c.last:.2f} s, {len(c.errors)} errors (<= 1 s, 0 errors) {_met(ok)}"
-            )
+        if f.fray and f.bare and f.n in (50, 200):
+            _fanout_targets(write, f)
+        if f.fray and f.request:  # every N: no target, what the issue's ratio leaves out
+            write(fray_over_request(f))
     if figures.tables is not None:
         best = figures.tables.best
         held = best.achieved if best else 0.0
@@ -1471,6 +1533,7 @@ __all__ = [
     "Figures",
     "RawWebSocket",
     "fanout_line",
+    "fray_over_request",
     "percentile",
     "snapshot_seq",
 ]
