@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -69,6 +70,8 @@ class TableHub:
     listener: asyncio.Task[None] | None = None
     linger: asyncio.TimerHandle | None = None
     stopping: asyncio.Task[None] | None = None
+    delivering: asyncio.Task[None] | None = None
+    built_seq: int = -1  # the newest number rendered for this hub, on whichever thread
     # Audiences a socket asked for before it joined (its first view, on connect).
     asked: set[Audience] = field(default_factory=set)
 
@@ -130,11 +133,7 @@ class TableHub:
         short = 0
         while True:
             await self._render()
-            for socket in list(self.sockets):
-                try:
-                    await socket.deliver(self)
-                except Exception:  # one broken socket never keeps the others waiting
-                    logger.exception("live: delivering to a socket")
+            await self._deliver_all()
             if self.state is not None and self.state.seq < self.wanted:
                 # Announced, but not yet in what this process reads (another process's
                 # commit on its way): asked once more, then left to the next announcement
@@ -148,11 +147,33 @@ class TableHub:
     async def _render(self) -> None:
         audiences = {socket.audience for socket in self.sockets} | self.asked
         self.asked = set()
-        built = await render_in_thread(build_views)(self.encounter_id, audiences, self.views)
+        built = await render_in_thread(_build)(self, audiences)
+        self._install(built)
+
+    def _install(self, built: tuple[State, dict[Audience, View]] | None) -> bool:
+        """Keep what a render built, unless the views are newer already (a render that
+        started before a change rendered where it was made). Whether they were kept."""
         if built is None:
             self.gone = True
-            return
-        self.state, self.views = built
+            return True
+        state, views = built
+        if self.state is not None and state.seq < self.state.seq:
+            return False
+        self.state, self.views = state, views
+        return True
+
+    def adopt(self, built: tuple[State, dict[Audience, View]] | None) -> None:
+        """Views rendered by the request that made the change (``render_here``): delivered
+        at once, before its announcement comes back through the channel layer."""
+        if self._install(built):
+            self.delivering = asyncio.ensure_future(self._deliver_all())
+
+    async def _deliver_all(self) -> None:
+        for socket in list(self.sockets):
+            try:
+                await socket.deliver(self)
+            except Exception:  # one broken socket never keeps the others waiting
+                logger.exception("live: delivering to a socket")
 
     async def view(self, audience: Audience, at_least: int = 0) -> View | None:
         """``audience``'s view at sequence number ``at_least`` or later (None: gone)."""
@@ -220,6 +241,42 @@ class TableHub:
             await asyncio.shield(self.started)
             if self.channel is not None:
                 await layer.group_discard(group_of(self.encounter_id), self.channel)
+
+
+# Rendering fills the fragment caches of ``combat.live``: one render at a time, whether on
+# the render thread or in the request that made a change.
+RENDER_LOCK = threading.Lock()
+
+
+def _build(hub: TableHub, audiences: set[Audience]) -> tuple[State, dict[Audience, View]] | None:
+    with RENDER_LOCK:
+        built = build_views(hub.encounter_id, audiences, hub.views)
+        if built is not None:
+            hub.built_seq = max(hub.built_seq, built[0].seq)
+        return built
+
+
+def render_here(encounter_id: int, seq: int) -> None:
+    """In the thread that has just committed a change: render it for this process's
+    sockets on the encounter, and hand the views to its hub to send.
+
+    The change then goes out as soon as it is rendered, while the request goes on to draw
+    its own answer, instead of after the announcement's trip through the channel layer and
+    a turn on the render thread. Other processes hear the announcement as before; this
+    one's hub finds its views current by then. Never fails the request: on any error the
+    announcement brings the change as it would without this."""
+    hub = HUBS.get(encounter_id)
+    loop = hub.loop if hub is not None else None
+    if hub is None or loop is None or loop.is_closed() or not hub.sockets:
+        return
+    if hub.built_seq >= seq:  # a change of the same commit, rendered with the first
+        return
+    try:
+        audiences = {socket.audience for socket in list(hub.sockets)}
+        built = _build(hub, audiences)
+        loop.call_soon_threadsafe(hub.adopt, built)
+    except Exception:
+        logger.exception("live: rendering encounter %s where it changed", encounter_id)
 
 
 def render_in_thread(func):

@@ -39,6 +39,9 @@ def announce(encounter: Encounter) -> None:
     group, seq, pk = encounter.group_name, encounter.seq, encounter.pk
 
     def send() -> None:
+        from .hub import render_here  # the hub builds on this module
+
+        render_here(pk, seq)
         layer = get_channel_layer()
         if layer is not None:
             async_to_sync(layer.group_send)(

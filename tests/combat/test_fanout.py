@@ -183,6 +183,54 @@ async def test_a_change_that_is_no_seats_own_is_worked_out_once_for_all_players(
         await socket.disconnect()
 
 
+async def test_a_change_is_rendered_by_the_request_that_made_it(table, monkeypatch):
+    import threading
+
+    encounter, referee, players, _heroes, goblins = table
+    threads = []
+    original = live.build_views
+
+    def noting_build(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(live, "build_views", noting_build)
+    from combat import hub
+
+    monkeypatch.setattr(hub, "build_views", noting_build)
+    sockets = [await _open(c, encounter.slug, seq=encounter.seq) for c in (referee, players[0])]
+    threads.clear()
+    await sync_to_async(_damage)(referee, encounter, goblins[0], 1)
+    messages = [await s.receive_from(timeout=5) for s in sockets]
+    assert all(f'id="combatant-{goblins[0].pk}"' in m for m in messages)
+    assert len(threads) == 1 and not threads[0].startswith("fray-live")
+    for socket in sockets:
+        await socket.disconnect()
+
+
+async def test_a_change_the_request_fails_to_render_still_arrives(table, monkeypatch, caplog):
+    from combat import hub
+
+    encounter, referee, _players, _heroes, goblins = table
+    referee_ws = await _open(referee, encounter.slug, seq=encounter.seq)
+    original = hub.build_views
+    failures = []
+
+    def failing_once(*args, **kwargs):
+        if not failures:
+            failures.append(1)
+            raise RuntimeError("a render that breaks")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(hub, "build_views", failing_once)
+    response = await sync_to_async(_damage)(referee, encounter, goblins[0], 1)
+    assert response.status_code == 200  # the request never fails for it
+    message = await referee_ws.receive_from(timeout=5)
+    assert _marker(message) == (encounter.seq + 1, encounter.seq)
+    assert failures and "a render that breaks" in caplog.text
+    await referee_ws.disconnect()
+
+
 async def test_a_burst_of_changes_goes_out_as_one_message(table):
     encounter, referee, _players, _heroes, goblins = table
     referee_ws = await _open(referee, encounter.slug, seq=encounter.seq)
