@@ -138,6 +138,8 @@ TEMPLATES = [
         },
     },
 ]
+# Widgets and labels written in Python, byte for byte as Django's templates write them.
+FORM_RENDERER = "combat.renderer.FormRenderer"
 
 
 def _database_from_url(url: str) -> dict[str, object]:
