@@ -434,9 +434,7 @@ def test_a_seated_player_without_a_character_is_told_what_happens_next(player, e
     assert "The referee will give you a character" in page
 
 
-def test_the_combatant_form_says_how_to_write_hit_dice_in_the_referees_language(
-    referee, encounter
-):
+def test_the_combatant_form_says_how_to_write_hit_dice_in_the_referees_language(referee, encounter):
     referee.cookies[settings.LANGUAGE_COOKIE_NAME] = "cs"
     response = referee.get(reverse("combatant_new", args=[encounter.slug]))
     assert "Nestvůry: tak, jak jsou zapsané, např. 1-1, 2+1, 4*" in response.content.decode()
