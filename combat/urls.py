@@ -6,7 +6,7 @@ import os
 
 from django.urls import include, path
 
-from .views import pages, rolls, table
+from .views import group, pages, rolls, table
 
 encounter_patterns = [
     path("", pages.encounter, name="encounter"),
@@ -28,6 +28,9 @@ encounter_patterns = [
     path("roll/", rolls.free_roll, name="free_roll"),
     path("undo/<int:seq>/", rolls.undo, name="undo"),
     path("odds/<str:kind>/", rolls.odds_preview, name="odds"),
+    path("group-attack/", group.group_attack, name="group_attack"),
+    path("area/", group.area_effect, name="area_effect"),
+    path("group-odds/<str:panel>/", group.odds_preview, name="group_odds"),
 ]
 
 urlpatterns = [

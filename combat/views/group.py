@@ -1,0 +1,89 @@
+"""The referee's group rolls: a group attack, an area effect, and their odds before the roll.
+
+Only the referee rolls for a group (players get 403). A form sent twice shows what its first
+sending did, as every roll form does (see ``rolls._roll_view``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from rules.errors import RulesError
+
+from .. import actions, group
+from ..access import Viewer, referee_for
+from ..errors import Refused, message_for
+from ..group_forms import AreaEffectForm, GroupAttackForm, GroupForm
+from ..models import LogEntry
+from .common import panel_reply
+
+# Each panel: its form, and the action its ``action_arguments`` are handed to.
+PANELS = {
+    "group_attack": (GroupAttackForm, group.attack_together),
+    "area": (AreaEffectForm, group.area_effect),
+}
+
+
+def _group_view(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
+    viewer = referee_for(request, slug)
+    form_class, act = PANELS[panel]
+    if request.method != "POST":
+        return _reply(request, viewer, panel, form_class(viewer=viewer))
+    form = form_class(request.POST, viewer=viewer)
+    # Sent before: what the first sending did, before validating against what it changed.
+    done, entry = actions.first_result(viewer, request.POST.get("once", ""))
+    if done:
+        return _applied(request, viewer, panel, form, entry)
+    if form.is_valid():
+        try:
+            entries = act(viewer, **form.action_arguments())
+        except (RulesError, Refused) as error:
+            form.add_error(None, message_for(error))
+        except actions.Repeated as repeated:
+            entry = actions.first_result(viewer, repeated.key)[1]
+            return _applied(request, viewer, panel, form, entry)
+        else:
+            return _applied(request, viewer, panel, form, entries[0])
+    return _reply(request, viewer, panel, form)
+
+
+def _reply(
+    request: HttpRequest, viewer: Viewer, panel: str, form: GroupForm, **extra: object
+) -> HttpResponse:
+    return panel_reply(request, viewer, panel, form=form, **extra)
+
+
+def _applied(
+    request: HttpRequest, viewer: Viewer, panel: str, form: GroupForm, entry: LogEntry | None
+) -> HttpResponse:
+    """The whole group's entries, and the form again for the next roll. The new form reads
+    the combatants anew: the group may have killed some of them."""
+    after = dataclasses.replace(viewer)
+    fresh = type(form)(viewer=after, initial=form.kept_values())
+    results = group.entries_of(after, entry)
+    return _reply(request, after, panel, fresh, done=True, results=results)
+
+
+@require_http_methods(["GET", "POST"])
+def group_attack(request: HttpRequest, slug: str) -> HttpResponse:
+    return _group_view(request, slug, "group_attack")
+
+
+@require_http_methods(["GET", "POST"])
+def area_effect(request: HttpRequest, slug: str) -> HttpResponse:
+    return _group_view(request, slug, "area")
+
+
+@require_GET
+def odds_preview(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
+    """Each attack's or each target's odds as the form describes them so far, recomputed as
+    the form changes."""
+    viewer = referee_for(request, slug)
+    if panel not in PANELS:
+        return HttpResponse(status=404)
+    form = PANELS[panel][0](request.GET, viewer=viewer)
+    return render(request, "combat/_group_odds.html", {"form": form, "panel": panel})
