@@ -30,6 +30,8 @@ from .models import (
     ABILITY_MIN,
     HP_FLOOR,
     HP_LIMIT,
+    MORALE_MAX,
+    MORALE_MIN,
     SAVE_MAX,
     SAVE_MIN,
     Combatant,
@@ -156,7 +158,16 @@ class EncounterForm(forms.ModelForm):
 class EncounterSettingsForm(MergingForm):
     class Meta:
         model = Encounter
-        fields = ["name", "attack_method", "show_foe_hp", "players_enter_dice", "players_adjust_hp"]
+        fields = [
+            "name",
+            "attack_method",
+            "show_foe_hp",
+            "players_enter_dice",
+            "players_adjust_hp",
+            "initiative_mode",
+            "reroll_ties",
+            "helpless_rule",
+        ]
 
 
 class JoinForm(OnceMixin, forms.Form):
@@ -205,6 +216,8 @@ class CombatantForm(MergingForm):
             *SAVE_FIELDS,
             "str_score",
             "dex_score",
+            "morale",
+            "fled",
             "hidden",
             "seat",
         ]
@@ -284,6 +297,13 @@ class QuickAddForm(OnceMixin, forms.Form):
         help_text=_("Leave empty to roll the Hit Dice as d8s."),
     )
     side = forms.ChoiceField(label=_("Side"), choices=Side.choices, initial=Side.FOES)
+    morale = forms.IntegerField(
+        label=_("Morale"),
+        min_value=MORALE_MIN,
+        max_value=MORALE_MAX,
+        required=False,
+        help_text=_("2–12; leave empty for none."),
+    )
     hidden = forms.BooleanField(label=_("Hidden from players"), required=False)
 
     def clean_hit_dice(self) -> str:

@@ -53,6 +53,16 @@ class Kind(models.TextChoices):
     NORMAL_HUMAN = "normal_human", _("Normal human")
 
 
+class InitiativeMode(models.TextChoices):
+    GROUP = "group", _("Group initiative: 1d6 per side")
+    INDIVIDUAL = "individual", _("Individual initiative: 1d6 + DEX per combatant")
+
+
+class HelplessRule(models.TextChoices):
+    HIT = "hit", _("Attacks on a helpless target hit automatically")
+    SLAIN = "slain", _("A helpless target is slain outright")
+
+
 class Encounter(models.Model):
     slug = models.CharField(max_length=32, unique=True, default=_slug, editable=False)
     name = models.CharField(pgettext_lazy("encounter", "name"), max_length=80)
@@ -73,6 +83,22 @@ class Encounter(models.Model):
         default=False,
         help_text=_("Damage and healing by hand; attacks and saves change them anyway."),
     )
+    initiative_mode = models.CharField(
+        _("initiative"), max_length=16, choices=InitiativeMode, default=InitiativeMode.GROUP
+    )
+    reroll_ties = models.BooleanField(
+        _("re-roll initiative ties"),
+        default=False,
+        help_text=_("Otherwise both sides act at once on a tie."),
+    )
+    helpless_rule = models.CharField(
+        _("attacks on the helpless"), max_length=8, choices=HelplessRule, default=HelplessRule.HIT
+    )
+    # The fight in progress: round 0 is none. ``turn`` holds this round's order and where it
+    # stands (see ``combat.rounds``); ``morale`` each side's checks so far.
+    round = models.PositiveIntegerField(default=0)
+    turn = models.JSONField(default=dict, blank=True)
+    morale = models.JSONField(default=dict, blank=True)
     referee_key = models.CharField(max_length=64, unique=True, default=_referee_key)
     join_token = models.CharField(max_length=64, unique=True, default=_join_token)
     seq = models.PositiveBigIntegerField(default=0)
@@ -134,6 +160,7 @@ THAC0_MIN, THAC0_MAX = -10, 25
 AC_MIN, AC_MAX = -20, 20
 SAVE_MIN, SAVE_MAX = ose.SAVE_VALUE_MIN, ose.SAVE_VALUE_MAX
 ABILITY_MIN, ABILITY_MAX = 3, 18
+MORALE_MIN, MORALE_MAX = 2, 12
 
 
 def _between(low: int, high: int) -> list:
@@ -174,6 +201,14 @@ class Combatant(models.Model):
     dex_score = models.PositiveSmallIntegerField(
         _("DEX"), default=10, validators=_between(ABILITY_MIN, ABILITY_MAX)
     )
+    morale = models.PositiveSmallIntegerField(
+        _("morale"),
+        null=True,
+        blank=True,
+        validators=_between(MORALE_MIN, MORALE_MAX),
+        help_text=_("2–12, for monsters and retainers: 2 never fights, 12 never checks."),
+    )
+    fled = models.BooleanField(_("fled"), default=False)
     hidden = models.BooleanField(_("hidden from players"), default=False)
     seat = models.ForeignKey(
         Seat,
@@ -205,6 +240,7 @@ class Combatant(models.Model):
                 ("save_spells", SAVE_MIN, SAVE_MAX),
                 ("str_score", ABILITY_MIN, ABILITY_MAX),
                 ("dex_score", ABILITY_MIN, ABILITY_MAX),
+                ("morale", MORALE_MIN, MORALE_MAX),
             )
         ]
 
@@ -229,6 +265,50 @@ class Combatant(models.Model):
     def save_value(self, category: str) -> int:
         return getattr(self, f"save_{category}")
 
+    @property
+    def shown_conditions(self) -> list[Condition]:
+        """The conditions it is under now; set by whoever loaded them for many rows at once
+        (``combat.live``), else read here."""
+        cached = self.__dict__.get("_shown_conditions")
+        if cached is None:
+            cached = list(self.conditions.exclude(rounds_left=0))
+            self.__dict__["_shown_conditions"] = cached
+        return cached
+
+    @shown_conditions.setter
+    def shown_conditions(self, conditions: list[Condition]) -> None:
+        self.__dict__["_shown_conditions"] = conditions
+
+
+class ConditionKind(models.TextChoices):
+    PARALYSED = "paralysed", pgettext_lazy("condition", "paralysed")
+    ASLEEP = "asleep", pgettext_lazy("condition", "asleep")
+    HELD = "held", pgettext_lazy("condition", "held")
+    CHARMED = "charmed", pgettext_lazy("condition", "charmed")
+    BLINDED = "blinded", pgettext_lazy("condition", "blinded")
+    INVISIBLE = "invisible", pgettext_lazy("condition", "invisible")
+    STUNNED = "stunned", pgettext_lazy("condition", "stunned")
+    PRONE = "prone", pgettext_lazy("condition", "prone")
+    FLEEING = "fleeing", pgettext_lazy("condition", "fleeing")
+    OTHER = "other", pgettext_lazy("condition", "other")
+
+
+class Condition(models.Model):
+    """A state a combatant is in for a while: counted down at the end of every round, and
+    gone (with a line in the log) when it runs out. No ``rounds_left``: until removed."""
+
+    combatant = models.ForeignKey(Combatant, on_delete=models.CASCADE, related_name="conditions")
+    kind = models.CharField(_("condition"), max_length=12, choices=ConditionKind)
+    note = models.CharField(_("note"), max_length=60, blank=True)
+    rounds_left = models.PositiveIntegerField(_("rounds left"), null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created", "pk"]
+
+    def __str__(self) -> str:
+        return self.kind
+
 
 class EntryKind(models.TextChoices):
     ATTACK = "attack", _("Attack")
@@ -240,6 +320,11 @@ class EntryKind(models.TextChoices):
     ROLL = "roll", _("Roll")
     CORRECT = "correct", _("Correction")
     UNDO = "undo", _("Undo")
+    COMBAT = "combat", _("Combat")
+    INITIATIVE = "initiative", _("Initiative")
+    TURN = "turn", _("Turn")
+    MORALE = "morale", _("Morale")
+    CONDITION = "condition", _("Condition")
 
 
 class LogEntry(models.Model):
@@ -258,7 +343,7 @@ class LogEntry(models.Model):
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="log")
     seq = models.PositiveBigIntegerField()
     public_seq = models.PositiveBigIntegerField(null=True, blank=True)
-    kind = models.CharField(max_length=8, choices=EntryKind)
+    kind = models.CharField(max_length=16, choices=EntryKind)
     actor = models.CharField(max_length=60)
     by_referee = models.BooleanField(default=False)
     seat = models.ForeignKey(Seat, on_delete=models.SET_NULL, null=True, blank=True)

@@ -142,6 +142,7 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
                         hit_dice=data["hit_dice"],
                         thac0=data["thac0"],
                         hidden=data["hidden"],
+                        morale=data["morale"],
                         **{f"save_{key}": value for key, value in data["saves"].items()},
                     )
                 actions.touch(viewer, data["once"])

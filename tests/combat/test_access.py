@@ -231,6 +231,8 @@ def test_the_referee_may_show_foes_hit_points(referee, player, fighter, goblin, 
             "settings-name": encounter.name,
             "settings-attack_method": "matrix",
             "settings-show_foe_hp": "on",
+            "settings-initiative_mode": "group",
+            "settings-helpless_rule": "hit",
         },
     )
     assert "5/5" in player.get(reverse("encounter", args=[encounter.slug])).content.decode()
