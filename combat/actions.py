@@ -21,7 +21,16 @@ from rules.core import Modifier
 from .access import Viewer
 from .errors import Refused
 from .live import announce
-from .models import HP_FLOOR, ActionKey, Combatant, EntryKind, LogEntry, Side
+from .models import (
+    HP_FLOOR,
+    ActionKey,
+    Combatant,
+    ConditionKind,
+    EntryKind,
+    HelplessRule,
+    LogEntry,
+    Side,
+)
 
 RNG = secrets.SystemRandom()
 
@@ -219,9 +228,12 @@ def attack(
     once: str = "",
 ) -> LogEntry:
     attacker, target = _locked_pair(viewer, actor, target)
-    _alive(attacker)
+    _able(_alive(attacker))
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
+    helpless = _helpless(target)
+    if helpless:
+        return _attack_helpless(viewer, attacker, target, mode, damage, damage_dice, secret, once)
     modifiers = ose.attack_modifiers(
         mode, strength=attacker.str_score, dexterity=attacker.dex_score, situational=modifier
     )
@@ -251,14 +263,7 @@ def attack(
         )
         effect, data["killed"] = _hurt(target, dealt.total)
         effects.append(effect)
-        data["damage"] = {
-            "expr": dice.format_expression(dealt.roll.expression),
-            "dice": list(dealt.roll.naturals),
-            "entered": damage_dice is not None,
-            "rolled": dealt.roll.total,
-            "mods": _mods(dealt.modifiers),
-            "total": dealt.total,
-        }
+        data["damage"] = _damage_data(dealt, damage_dice)
     return _record(
         viewer,
         EntryKind.ATTACK,
@@ -267,6 +272,81 @@ def attack(
         effects=effects,
         once=once,
     )
+
+
+def _active_conditions(combatant: Combatant) -> list[str]:
+    return list(combatant.conditions.exclude(rounds_left=0).values_list("kind", flat=True))
+
+
+def _able(combatant: Combatant) -> Combatant:
+    """Paralysed, asleep or held: no attack, check or rest until it ends."""
+    from rules.rounds import PREVENTS_ACTION
+
+    for kind in _active_conditions(combatant):
+        if kind in PREVENTS_ACTION:
+            raise Refused(
+                "cannot_act_now", name=combatant.name, condition=ConditionKind(kind).label
+            )
+    return combatant
+
+
+def _helpless(combatant: Combatant) -> bool:
+    from rules.rounds import HELPLESS
+
+    return any(kind in HELPLESS for kind in _active_conditions(combatant))
+
+
+def _attack_helpless(
+    viewer: Viewer,
+    attacker: Combatant,
+    target: Combatant,
+    mode: str,
+    damage: dice.DiceExpression | None,
+    damage_dice: list[int] | None,
+    secret: bool,
+    once: str,
+) -> LogEntry:
+    """A helpless target (paralysed, asleep, held) is hit without a roll, or slain outright,
+    as the referee set the table's rule."""
+    rule = viewer.encounter.helpless_rule
+    data: dict[str, Any] = {
+        "attacker": attacker.name,
+        "target": target.name,
+        "mode": mode,
+        "method": viewer.encounter.attack_method,
+        "helpless": rule,
+        "roll": None,
+        "damage": None,
+    }
+    if rule == HelplessRule.SLAIN:
+        effect, data["killed"] = _set_hp(target, min(target.hp, 0))
+    else:
+        effect, data["killed"] = {"combatant": target.pk, "hp": 0}, False
+        if damage is not None:
+            dealt = ose.resolve_damage(
+                damage, mode, strength=attacker.str_score, rng=RNG, entered=damage_dice
+            )
+            effect, data["killed"] = _hurt(target, dealt.total)
+            data["damage"] = _damage_data(dealt, damage_dice)
+    return _record(
+        viewer,
+        EntryKind.ATTACK,
+        data,
+        secret=_secret(viewer, secret, attacker, target),
+        effects=[effect] if effect["hp"] else [],
+        once=once,
+    )
+
+
+def _damage_data(dealt: Any, entered: list[int] | None) -> dict[str, Any]:
+    return {
+        "expr": dice.format_expression(dealt.roll.expression),
+        "dice": list(dealt.roll.naturals),
+        "entered": entered is not None,
+        "rolled": dealt.roll.total,
+        "mods": _mods(dealt.modifiers),
+        "total": dealt.total,
+    }
 
 
 @transaction.atomic
@@ -330,7 +410,7 @@ def ability_check(
     secret: bool = False,
     once: str = "",
 ) -> LogEntry:
-    actor = _alive(_locked(viewer, actor))
+    actor = _able(_alive(_locked(viewer, actor)))
     result = ose.resolve_ability_check(score=score, modifier=modifier, rng=RNG, natural=natural)
     data = {
         "who": actor.name,
@@ -441,6 +521,18 @@ def free_roll(
     return _record(viewer, EntryKind.ROLL, data, secret=_secret(viewer, secret), once=once)
 
 
+def _undo_round(viewer: Viewer, entry: LogEntry) -> None:
+    """What an entry of the round's course changed besides hit points, put back."""
+    from . import rounds  # built on this module
+
+    if entry.kind in rounds.COURSE:
+        rounds.undo_course(rounds.locked_encounter(viewer), entry)
+    elif entry.kind == EntryKind.MORALE:
+        rounds.undo_morale(rounds.locked_encounter(viewer), entry)
+    elif entry.kind == EntryKind.CONDITION:
+        rounds.undo_condition(entry)
+
+
 class AlreadyUndone(Exception):
     """The entry was undone before (the undo that did it is ``undo``), or is itself an undo."""
 
@@ -466,6 +558,7 @@ def _undo(viewer: Viewer, entry: LogEntry) -> LogEntry:
     done = LogEntry.objects.filter(undoes=entry).first()
     if done is not None:
         raise AlreadyUndone(done)
+    _undo_round(viewer, entry)
     reversed_effects = []
     revived = []
     rows = Combatant.objects.select_for_update().filter(encounter=viewer.encounter)

@@ -30,6 +30,13 @@ MESSAGES = {
     # The table's own refusals (see Refused).
     "dead_cannot_act": _("%(name)s is dead and cannot act."),
     "target_is_dead": _("%(name)s is already dead: choose another target."),
+    "cannot_act_now": _("%(name)s is %(condition)s and cannot act."),
+    "no_fight": _("No fight is running: start one first."),
+    "fight_running": _("A fight is running already."),
+    "round_over": _("Everyone has acted this round: end the round."),
+    "condition_over": _("That condition of %(name)s has ended already."),
+    "undo_later_turn_first": _("Undo the later turns of the fight first."),
+    "round_moved_on": _("The round has moved on already: nothing changed."),
 }
 FALLBACK = _("That value is not valid.")
 

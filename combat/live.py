@@ -31,7 +31,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from .access import Viewer, referee_mark
-from .models import Combatant, Encounter, LogEntry, Seat, Side
+from .models import Combatant, Condition, Encounter, LogEntry, Seat, Side
 
 
 def announce(encounter: Encounter) -> None:
@@ -73,9 +73,16 @@ def action_urls(encounter: Encounter) -> dict[str, str]:
 
 def live_context(viewer: Viewer) -> dict[str, Any]:
     """Everything the live fragments need, filtered to what ``viewer`` may see (the page)."""
+    from .rounds import conditions_by_combatant, round_context  # built on this module
+
     encounter = viewer.encounter
     combatants = list(viewer.visible_combatants())
-    return {
+    conditions = conditions_by_combatant(encounter)
+    for combatant in combatants:
+        combatant.shown_conditions = conditions.get(combatant.pk, [])
+    own = frozenset(c.pk for c in combatants if viewer.seat and c.seat_id == viewer.seat.pk)
+    fight = round_context(encounter, combatants, conditions, referee=viewer.is_referee, own=own)
+    return fight | {
         "viewer": viewer,
         "encounter": encounter,
         "party": [c for c in combatants if c.side == Side.PARTY],
@@ -111,6 +118,7 @@ class State:
     referee_log: list[LogEntry] | None
     public_log: list[LogEntry] | None
     urls: dict[str, str]
+    conditions: dict[int, list[Condition]] = field(default_factory=dict)
     # Worked out once per change, not once per audience: what each row shows, whose it is.
     shown: dict[int, tuple[Any, ...]] = field(default_factory=dict)
     by_seat: dict[int, list[Combatant]] = field(default_factory=dict)
@@ -122,8 +130,10 @@ class State:
             seat = self.seats.get(c.seat_id) if c.seat_id else None
             if seat is not None:
                 c.seat = seat  # loaded with the seats: a row asks no query for its name
+            c.shown_conditions = running = self.conditions.get(c.pk, [])
             self.shown[c.pk] = (
-                c.pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.seat_id,
+                c.pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.fled,
+                tuple((k.pk, k.kind, k.note, k.rounds_left) for k in running), c.seat_id,
                 seat.name if seat else None,
             )  # fmt: skip
             if c.seat_id:
@@ -131,6 +141,8 @@ class State:
 
     @classmethod
     def load(cls, encounter_id: int, *, referee: bool, players: bool) -> State | None:
+        from .rounds import conditions_by_combatant  # built on this module
+
         encounter = Encounter.objects.filter(pk=encounter_id).first()
         if encounter is None:
             return None
@@ -142,6 +154,7 @@ class State:
             referee_log=list(log_for(encounter, referee=True)[:window]) if referee else None,
             public_log=list(log_for(encounter, referee=False)[:window]) if players else None,
             urls=action_urls(encounter),
+            conditions=conditions_by_combatant(encounter),
         )
 
     @property
@@ -275,6 +288,7 @@ class View:
     entries: dict[str, str]  # log entry element id -> its HTML, newest first
     sections: dict[str, Callable[[], str]]
     seats_html: str
+    banner: str = ""  # the round's section, as this audience sees it
     shared: View | None = None  # the players' common view this one adds a seat's rows to
     own: tuple[int, ...] = ()  # with ``shared``: the rows this seat sees its own way
     previous: View | None = None
@@ -305,7 +319,7 @@ class View:
         )
 
     def _snapshot(self) -> str:
-        parts = [self.marker(None), self.sections["party"](), self.sections["foes"]()]
+        parts = [self.marker(None), self.banner, self.sections["party"](), self.sections["foes"]()]
         if self.audience.referee:
             parts.append(self.seats_html)
         parts.append(self.sections["log"]())
@@ -316,6 +330,8 @@ class View:
             # Nothing of this seat's own changed: the very message every player gets.
             return self.shared.message(base.seq)
         parts = [self.marker(base.seq)]
+        if self.banner != base.banner:
+            parts.append(self.banner)
         for side in ("party", "foes"):
             if self.sides[side] != base.sides[side]:
                 parts.append(self.sections[side]())
@@ -338,6 +354,8 @@ class View:
             and self.sides == base.sides
             and shared.sides == before.sides
             and all(self.sides[side][0] == shared.sides[side][0] for side in self.sides)
+            and self.banner == shared.banner
+            and base.banner == before.banner
             and all(
                 self.rows[pk] == base.rows.get(pk) and shared.rows.get(pk) == before.rows.get(pk)
                 for pk in self.own
@@ -452,10 +470,29 @@ def build_view(
                 else section("combat/_log.html", {"rendered_entries": list(entries.values())}),
             },
             seats_html=seats_html,
+            banner=_banner(state, audience, viewer, frozenset(controlled if shared else ())),
             shared=shared,
             own=tuple(controlled) if shared is not None else (),
         )
     return _linked(view, previous)
+
+
+def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int]) -> str:
+    """The round's section for ``audience`` (a seat's says when its side acts)."""
+    from .rounds import round_context  # built on this module
+
+    fight = round_context(
+        state.encounter, state.combatants, state.conditions, referee=audience.referee, own=own
+    )
+    key = (
+        "round",
+        state.encounter.slug,
+        audience.language,
+        audience.referee,
+        *fight.values(),
+    )
+    context = {"viewer": viewer, "encounter": state.encounter, "oob": True} | fight
+    return ROWS.fetch(key, lambda: _html("combat/_round.html", context))
 
 
 def _seats(state: State, audience: Audience, context: dict[str, Any]) -> str:

@@ -6,7 +6,7 @@ import os
 
 from django.urls import include, path
 
-from .views import group, pages, rolls, table
+from .views import group, pages, rolls, rounds, table
 
 encounter_patterns = [
     path("", pages.encounter, name="encounter"),
@@ -31,6 +31,12 @@ encounter_patterns = [
     path("group-attack/", group.group_attack, name="group_attack"),
     path("area/", group.area_effect, name="area_effect"),
     path("group-odds/<str:panel>/", group.odds_preview, name="group_odds"),
+    path("fight/", rounds.fight, name="fight"),
+    path("fight/initiative/", rounds.initiative, name="initiative"),
+    path("fight/next/<str:what>/", rounds.advance, name="advance"),
+    path("fight/morale/", rounds.morale, name="morale"),
+    path("conditions/new/", rounds.condition_new, name="condition_new"),
+    path("conditions/<int:pk>/end/", rounds.condition_end, name="condition_end"),
 ]
 
 urlpatterns = [

@@ -159,11 +159,13 @@ def undo(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
         # From the whole-log page (no live panel there): apply, then back to that page.
         try:
             actions.undo(viewer, entry)
-        except actions.AlreadyUndone:
+        except (actions.AlreadyUndone, Refused):
             pass
         return redirect(back)
     try:
         result = actions.undo(viewer, entry)
+    except Refused as refused:
+        return panel_reply(request, viewer, "message", message=message_for(refused))
     except actions.AlreadyUndone as done:
         return panel_reply(
             request,

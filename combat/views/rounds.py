@@ -1,0 +1,236 @@
+"""The round, the referee's: start a fight, initiative, the next step, side and round, the
+fight's end, morale checks and conditions. The rest of the table sees it live."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_http_methods, require_POST
+
+from rules import rounds as rules
+from rules.errors import RulesError
+
+from .. import actions, rounds
+from ..access import Viewer, referee_for
+from ..errors import Refused, message_for
+from ..models import Condition, InitiativeMode
+from ..round_forms import ConditionForm, InitiativeForm, MoraleForm, StartFightForm
+from .common import panel_reply
+
+
+def _panel(
+    request: HttpRequest, viewer: Viewer, panel: str, form: Any, done: bool = False, **extra: Any
+) -> HttpResponse:
+    return panel_reply(
+        request,
+        viewer,
+        panel,
+        done=done,
+        form=form,
+        round_panel=True,
+        **_odds(viewer, panel, form) | extra,
+    )
+
+
+def _odds(viewer: Viewer, panel: str, form: Any) -> dict[str, Any]:
+    """What the panel shows before the roll, exact, from the rules."""
+    encounter = viewer.encounter
+    if panel == "fight":
+        return {"surprise_chance": rules.surprise_odds()}
+    if panel == "initiative" and encounter.initiative_mode == InitiativeMode.GROUP:
+        odds = rules.group_initiative_odds(tie_rule=rounds.tie_rule(encounter))
+        return {
+            "initiative_odds": {
+                "party": odds[rules.InitiativeOrder.PARTY],
+                "foes": odds[rules.InitiativeOrder.FOES],
+                "tie": odds[rules.InitiativeOrder.SIMULTANEOUS],
+            }
+        }
+    if panel == "initiative":
+        return {
+            "modifiers": [
+                (c.name, rules.dex_initiative_modifier(c.dex_score) if c.side == "party" else 0)
+                for c in form.combatants
+            ]
+        }
+    if panel == "morale":
+        score = form["score"].value()
+        try:
+            score = int(score)
+        except (TypeError, ValueError):
+            return {}
+        if rules.MORALE_MIN <= score <= rules.MORALE_MAX:
+            return {"morale_fails": rules.morale_failure_odds(score)}
+    return {}
+
+
+def _act(
+    request: HttpRequest,
+    viewer: Viewer,
+    panel: str,
+    form: Any,
+    act: Callable[[], Any],
+    then: Callable[[], tuple[str, Any]] | None = None,
+) -> HttpResponse:
+    """Validate, act once (a form sent twice shows what the first sending did), and answer
+    with the result and what comes next (``then``: the next panel and its form)."""
+    once = request.POST.get("once", "")
+    done, entry = actions.first_result(viewer, once)
+    if not done and form.is_valid():
+        try:
+            entry = act()
+        except (RulesError, Refused) as error:
+            form.add_error(None, message_for(error))
+            return _panel(request, viewer, panel, form)
+        except actions.Repeated as repeated:
+            entry = actions.first_result(viewer, repeated.key)[1]
+        done = True
+    if not done:
+        return _panel(request, viewer, panel, form)
+    if then is None:
+        return panel_reply(request, viewer, "message", done=True, result=entry)
+    fresh_viewer = dataclasses.replace(viewer)
+    next_panel, next_form = then(fresh_viewer)
+    return _panel(request, fresh_viewer, next_panel, next_form, done=True, result=entry)
+
+
+@require_http_methods(["GET", "POST"])
+def fight(request: HttpRequest, slug: str) -> HttpResponse:
+    viewer = referee_for(request, slug)
+    if request.method == "GET":
+        return _panel(request, viewer, "fight", StartFightForm(viewer=viewer))
+    form = StartFightForm(request.POST, viewer=viewer)
+    return _act(
+        request,
+        viewer,
+        "fight",
+        form,
+        lambda: rounds.start(
+            viewer,
+            surprise=form.cleaned_data["surprise"],
+            party_die=form.cleaned_data.get("party_die"),
+            foes_die=form.cleaned_data.get("foes_die"),
+            once=form.cleaned_data["once"],
+        ),
+        lambda fresh: ("initiative", InitiativeForm(viewer=fresh, combatants=fresh.combatants)),
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def initiative(request: HttpRequest, slug: str) -> HttpResponse:
+    viewer = referee_for(request, slug)
+    combatants = viewer.combatants
+
+    def new_form() -> InitiativeForm:
+        return InitiativeForm(viewer=viewer, combatants=combatants)
+
+    if request.method == "GET":
+        return _panel(request, viewer, "initiative", new_form())
+    form = InitiativeForm(request.POST, viewer=viewer, combatants=combatants)
+    return _act(
+        request,
+        viewer,
+        "initiative",
+        form,
+        lambda: rounds.roll_initiative(
+            viewer, once=form.cleaned_data["once"], **form.action_values()
+        ),
+    )
+
+
+NEXT = {
+    "step": rounds.next_step,
+    "turn": rounds.next_turn,
+    "round": rounds.end_round,
+    "end": rounds.end_fight,
+}
+
+
+@require_POST
+def advance(request: HttpRequest, slug: str, what: str) -> HttpResponse:
+    """The round's buttons. Each names the state it was pressed in: a second tap (or a
+    second referee's) on a round already moved on changes nothing."""
+    viewer = referee_for(request, slug)
+    step = NEXT.get(what)
+    if step is None:
+        return HttpResponse(status=404)
+    try:
+        entry = rounds.advance_if_current(viewer, request.POST.get("at", ""), step)
+    except Refused as refused:
+        return panel_reply(request, viewer, "message", message=message_for(refused))
+    return panel_reply(request, viewer, "message", done=True, result=entry)
+
+
+@require_http_methods(["GET", "POST"])
+def morale(request: HttpRequest, slug: str) -> HttpResponse:
+    viewer = referee_for(request, slug)
+    side = request.GET.get("side", "foes")
+
+    def new_form() -> MoraleForm:
+        initial = {"side": side, "why": request.GET.get("why", "")}
+        score = rounds.side_morale(viewer.combatants, side)
+        if score is not None:
+            initial["score"] = score
+        return MoraleForm(viewer=viewer, initial=initial)
+
+    if request.method == "GET":
+        return _panel(request, viewer, "morale", new_form())
+    form = MoraleForm(request.POST, viewer=viewer)
+    return _act(
+        request,
+        viewer,
+        "morale",
+        form,
+        lambda: rounds.check_morale(
+            viewer,
+            side=form.cleaned_data["side"],
+            score=form.cleaned_data["score"],
+            dice=form.cleaned_data["dice"],
+            why=form.cleaned_data["why"],
+            flee=form.cleaned_data["flee"],
+            once=form.cleaned_data["once"],
+        ),
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def condition_new(request: HttpRequest, slug: str) -> HttpResponse:
+    viewer = referee_for(request, slug)
+    wanted = request.GET.get("combatant", "")
+
+    def new_form() -> ConditionForm:
+        return ConditionForm(viewer=viewer, initial={"combatant": wanted} if wanted else {})
+
+    if request.method == "GET":
+        return _panel(request, viewer, "condition", new_form())
+    form = ConditionForm(request.POST, viewer=viewer)
+    return _act(
+        request,
+        viewer,
+        "condition",
+        form,
+        lambda: rounds.add_condition(
+            viewer,
+            combatant=form.cleaned_data["combatant"],
+            kind=form.cleaned_data["kind"],
+            rounds=form.rounds,
+            note=form.cleaned_data["note"],
+            once=form.cleaned_data["once"],
+        ),
+        lambda fresh: ("condition", ConditionForm(viewer=fresh)),
+    )
+
+
+@require_POST
+def condition_end(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    viewer = referee_for(request, slug)
+    condition = get_object_or_404(Condition, pk=pk, combatant__encounter=viewer.encounter)
+    try:
+        entry = rounds.end_condition(viewer, condition)
+    except Refused as refused:  # ended meanwhile: a second tap, another referee, the round
+        return panel_reply(request, viewer, "message", message=message_for(refused))
+    return panel_reply(request, viewer, "message", done=True, result=entry)
