@@ -304,3 +304,35 @@ async def test_an_unseated_player_and_an_old_referee_link_lose_their_sockets(tab
     await old_referee_ws.receive_from(timeout=5)
     await sync_to_async(referee.post)(reverse("new_links", args=[encounter.slug]))
     assert (await old_referee_ws.receive_output(timeout=5))["code"] == 4403
+
+
+async def test_the_round_reaches_every_phone_and_tells_the_acting_side(table):
+    encounter, referee, players, _heroes, _goblins = table
+    player_ws = await _open(players[0], encounter.slug, "cs", seq=encounter.seq)
+    referee_ws = await _open(referee, encounter.slug, seq=encounter.seq)
+
+    def post(name: str, data: dict, *args) -> None:
+        url = reverse(name, args=[encounter.slug, *args])
+        assert referee.post(url, data, HTTP_HX_REQUEST="true").status_code == 200
+
+    def form(name: str) -> dict:
+        from .conftest import form_values
+
+        url = reverse(name, args=[encounter.slug])
+        return form_values(referee.get(url, HTTP_HX_REQUEST="true").content.decode(), url)
+
+    values = await sync_to_async(form)("fight")
+    await sync_to_async(post)("fight", values | {"surprise": ""})
+    started = await player_ws.receive_from(timeout=5)
+    assert 'id="round"' in started and "Kolo 1" in started  # Czech
+    await referee_ws.receive_from(timeout=5)
+    values = await sync_to_async(form)("initiative")
+    await sync_to_async(post)("initiative", values | {"party_die": "5", "foes_die": "2"})
+    rolled = await player_ws.receive_from(timeout=5)
+    assert "Vaše strana jedná" in rolled  # "Your side acts", on this phone
+    at = re.search(r'name="at" value="([^"]+)"', await referee_ws.receive_from(timeout=5))
+    await sync_to_async(post)("advance", {"at": at.group(1)}, "turn")
+    handed_over = await player_ws.receive_from(timeout=5)
+    assert 'id="round"' in handed_over and "Vaše strana jedná" not in handed_over
+    for socket in (player_ws, referee_ws):
+        await socket.disconnect()

@@ -1,0 +1,139 @@
+"""Three rounds of a fight in real browsers: a referee's laptop and two phones in other
+languages, every screen following the round live."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .test_table import (
+    MARK_STALE,
+    add_character,
+    combatant,
+    create_encounter,
+    fresh,
+    give,
+    join,
+    open_panel,
+    settled,
+    swap_panel,
+    wait_until_live,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+def in_language(page: Page, language: str) -> None:
+    page.locator("#language-select").select_option(language)
+    expect(page.locator("html")).to_have_attribute("lang", language)
+    wait_until_live(page)
+
+
+def add_goblins(referee: Page, count: int, morale: int) -> None:
+    panel = open_panel(referee, "Add several monsters")
+    panel.locator("#id_count").fill(str(count))
+    panel.locator("#id_name").fill("Goblin")
+    panel.locator("#id_ac").fill("6")
+    panel.locator("#id_hit_dice").fill("1-1")
+    panel.locator("#id_morale").fill(str(morale))
+    swap_panel(referee, panel.get_by_role("button", name="Save"))
+    expect(combatant(referee, f"Goblin {count}")).to_be_visible()
+
+
+def roll(page: Page, panel) -> None:
+    """Roll in the open panel; its result replaces the form."""
+    settled(page)
+    panel.evaluate(MARK_STALE)
+    panel.get_by_role("button", name="Roll").click()
+    expect(fresh(panel, ".result")).to_be_visible()
+
+
+def round_button(referee: Page, name: str) -> None:
+    """A button of the round's section; the panel says what it did."""
+    settled(referee)
+    referee.locator("#round").get_by_role("button", name=name, exact=True).click()
+
+
+def test_three_rounds_with_surprise_initiative_a_condition_morale_and_the_summary(referee, phone):
+    join_link = create_encounter(referee, "The goblin cave")
+    add_goblins(referee, 3, morale=7)
+    add_character(referee, "Aldric", ac=4, hp=12, thac0=17, str_score=13)
+    add_character(referee, "Brina", ac=7, hp=8, thac0=19, str_score=10)
+    anna, boris = phone(), phone()
+    join(anna, join_link, "Anna")
+    join(boris, join_link, "Boris")
+    give(referee, "Aldric", "Anna")
+    give(referee, "Brina", "Boris")
+    in_language(anna, "cs")
+    in_language(boris, "uk")
+    referee.on("dialog", lambda dialog: dialog.accept())
+
+    # Surprise with dice rolled at the table: the foes are caught napping.
+    panel = open_panel(referee, "Start a fight")
+    expect(panel.locator(".odds")).to_contain_text("33")
+    panel.locator("#id_party_die").fill("5")
+    panel.locator("#id_foes_die").fill("1")
+    swap_panel(referee, panel.get_by_role("button", name="Start"))
+    expect(fresh(panel, "h2")).to_have_text("Initiative")  # what comes next, at once
+    expect(anna.locator("#round")).to_contain_text("Kolo 1")
+    expect(boris.locator("#round")).to_contain_text("Раунд 1")
+
+    # Initiative with a typed die: the party acts, and both phones say so in their language.
+    panel.locator("#id_party_die").fill("4")
+    panel.locator("#id_foes_die").fill("2")
+    roll(referee, panel)
+    expect(anna.locator("#round")).to_contain_text("Vaše strana jedná")
+    expect(boris.locator("#round")).to_contain_text("Ваша сторона діє")
+    expect(referee.locator("#log")).to_contain_text("The party acts first.")
+
+    # A sleep spell: Goblin 3 is asleep for two rounds, on every screen.
+    condition = swap_panel(
+        referee, combatant(referee, "Goblin 3").get_by_role("link", name="Condition")
+    )
+    condition.locator("#id_kind").select_option("asleep")
+    condition.locator("#id_duration").fill("2")
+    swap_panel(referee, condition.get_by_role("button", name="Add"))
+    expect(combatant(anna, "Goblin 3").locator(".condition")).to_contain_text("spící")
+    expect(combatant(boris, "Goblin 3").locator(".condition")).to_contain_text("спить")
+
+    # The first goblin falls: the referee is offered a morale check, and they hold.
+    hp = swap_panel(referee, combatant(referee, "Goblin 1").get_by_role("link", name="HP ±"))
+    hp.locator("#id_amount").fill("20")
+    swap_panel(referee, hp.get_by_role("button", name="Save"))
+    expect(referee.locator("#round")).to_contain_text("Morale check due for the foes")
+    morale = swap_panel(referee, referee.locator("#round").get_by_role("link", name="Check morale"))
+    expect(morale.locator(".odds")).to_contain_text("41.7")  # 2d6 above 7
+    morale.locator("#id_dice").fill("2 3")
+    roll(referee, morale)
+    expect(referee.locator("#log")).to_contain_text("They hold.")
+    expect(referee.locator("#round")).not_to_contain_text("Morale check due")
+
+    # The surprised foes lose the first round: after the party, everyone has acted.
+    round_button(referee, "Next side")
+    expect(anna.locator("#round")).not_to_contain_text("Vaše strana jedná")
+    expect(anna.locator("#round")).to_contain_text("V tomto kole už jednali všichni.")
+    round_button(referee, "End the round")
+    expect(boris.locator("#round")).to_contain_text("Раунд 2")
+    # Round two: the foes win the initiative, then hand over to the party.
+    panel = swap_panel(referee, referee.get_by_role("link", name="Roll initiative"))
+    expect(fresh(panel, "h2")).to_have_text("Initiative")
+    panel.locator("#id_party_die").fill("1")
+    panel.locator("#id_foes_die").fill("6")
+    roll(referee, panel)
+    expect(anna.locator("#round")).to_contain_text("Jednají nepřátelé.")
+    round_button(referee, "Next side")
+    expect(anna.locator("#round")).to_contain_text("Vaše strana jedná")
+    expect(boris.locator("#round")).to_contain_text("Ваша сторона діє")
+    round_button(referee, "End the round")
+    expect(anna.locator("#round")).to_contain_text("Kolo 3")
+    # Asleep for two rounds: it ends with the second round's end, with a line in the log.
+    expect(anna.locator("#log")).to_contain_text("Goblin 3: stav „spící“ skončil.")
+    expect(combatant(boris, "Goblin 3").locator(".condition")).to_have_count(0)
+
+    # The end of the fight: the summary on every screen.
+    round_button(referee, "End the fight")
+    expect(referee.locator("#log")).to_contain_text("The fight is over after 3 rounds.")
+    expect(referee.locator("#log")).to_contain_text("Experience for the slain: 5 XP")
+    expect(anna.locator("#log")).to_contain_text("Boj skončil po 3 kolech.")
+    expect(boris.locator("#log")).to_contain_text("Бій закінчено після 3 раундів.")
+    expect(referee.locator("#round").get_by_role("link", name="Start a fight")).to_be_visible()
