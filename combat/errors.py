@@ -37,6 +37,8 @@ MESSAGES = {
     "condition_over": _("That condition of %(name)s has ended already."),
     "undo_later_turn_first": _("Undo the later turns of the fight first."),
     "round_moved_on": _("The round has moved on already: nothing changed."),
+    "combatant_gone": _("%(name)s is no longer in the encounter."),
+    "save_not_needed": _("That saving throw is no longer needed."),
 }
 FALLBACK = _("That value is not valid.")
 

@@ -28,7 +28,7 @@ from rules.core import Modifier
 from . import actions
 from .access import Viewer
 from .errors import Refused
-from .models import ActionKey, Combatant, EntryKind, LogEntry
+from .models import ActionKey, Combatant, EntryKind, LogEntry, PendingSave
 
 ATTACK, AREA = "attack", "area"
 HALF, NONE = "half", "none"  # what a successful save does to an area effect's damage
@@ -188,9 +188,14 @@ def area_effect(
     modifier: int,
     label: str = "",
     secret: bool = False,
+    players_roll: bool = False,
     once: str = "",
 ) -> list[LogEntry]:
     """Roll the damage once, then each target's saving throw; the entries, newest first.
+
+    With ``players_roll``, a target a player controls (and with no die typed in for it by
+    the referee) waits for its player to roll its save (``PendingSave``): its damage is
+    taken then, and its entry joins the group.
 
     Each target gets a saving-throw entry (undone on its own), written as
     ``actions.saving_throw`` writes one; the damage roll gets an entry of its own, written
@@ -210,9 +215,24 @@ def area_effect(
     amount = max(rolled.total, 0)  # damage never heals
     group = _new_group(AREA, len(targets))
     modifiers = [Modifier(modifier, "situational")] if modifier else []
-    entries = []
+    entries, waiting = [], []
     for index, exposed in enumerate(targets, start=1):
         target = rows[exposed.target.pk]
+        if players_roll and target.seat_id and exposed.natural is None:
+            PendingSave.objects.create(
+                encounter=viewer.encounter,
+                combatant=target,
+                category=category,
+                modifier=modifier,
+                amount=amount,
+                on_save=on_save,
+                secret=(viewer.is_referee and secret) or target.hidden,
+                label=label,
+                group=group | {"index": index},
+            )
+            if not target.hidden:  # players read the log: a hidden one is not named
+                waiting.append(target.name)
+            continue
         entry = _save_against(
             viewer, target, category, modifiers, exposed.natural, amount, on_save, secret
         )
@@ -224,6 +244,7 @@ def area_effect(
         "total": rolled.total,
         "label": label,
         "area": {"category": category, "on_save": on_save, "damage": amount},
+        "waiting": waiting,
         "group": group | {"index": 0},
     }
     # Players may learn of the effect unless it is secret or touched only what they cannot see.
@@ -275,6 +296,52 @@ def _save_against(
         secret=actions._secret(viewer, secret, target),
         effects=[effect],
     )
+
+
+@transaction.atomic
+def roll_pending_save(
+    viewer: Viewer, pending: PendingSave, natural: int | None
+) -> LogEntry | None:
+    """The save an area effect left to a player, rolled (by its player, or the referee for
+    them): the damage it lets through is taken now. Rolled once, however many taps. None:
+    its character died meanwhile, and there is nothing left to roll."""
+    pending = PendingSave.objects.select_for_update().get(
+        pk=pending.pk, encounter=viewer.encounter
+    )
+    if pending.resolved:
+        if pending.entry is None:
+            raise Refused("save_not_needed")
+        raise AlreadyRolled(pending.entry)
+    target = actions._locked(viewer, pending.combatant)
+    pending.resolved = True
+    if target.dead:  # killed meanwhile: nothing left to save, and nothing to announce
+        pending.save(update_fields=["resolved"])
+        return None
+    modifiers = [Modifier(pending.modifier, "situational")] if pending.modifier else []
+    entry = _save_against(
+        viewer,
+        target,
+        pending.category,
+        modifiers,
+        natural,
+        pending.amount,
+        pending.on_save,
+        pending.secret,
+    )
+    entry = _mark(entry, pending.group, pending.group.get("index", 0))
+    entry.data = entry.data | {"label": pending.label}
+    entry.save(update_fields=["data"])
+    pending.entry = entry
+    pending.save(update_fields=["resolved", "entry"])
+    return entry
+
+
+class AlreadyRolled(Exception):
+    """The save was rolled before (a double tap, the referee and the player at once)."""
+
+    def __init__(self, entry: LogEntry) -> None:
+        super().__init__()
+        self.entry = entry
 
 
 def entries_of(viewer: Viewer, entry: LogEntry | None) -> list[LogEntry]:

@@ -384,7 +384,7 @@ class AreaEffectForm(GroupForm):
     lists = ("targets", "picks")
     dice_fields = ("damage_dice",)
     row_dice = ("natural",)
-    kept = ("category", "on_save", "damage", "label", "secret")
+    kept = ("category", "on_save", "damage", "label", "secret", "players_roll")
 
     label = forms.CharField(label=_("What"), max_length=60, required=False)
     damage = DiceField(label=_("Damage"), max_length=40, required=False)
@@ -403,8 +403,22 @@ class AreaEffectForm(GroupForm):
         self.fields["modifier"] = _modifier_field(MODIFIER_LIMIT)
         if viewer.is_referee:
             self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
+        self.fields["players_roll"] = forms.BooleanField(
+            label=_("Players roll their characters' saves on their phones"),
+            required=False,
+            help_text=_("The damage is rolled now; each character takes it once its save is in."),
+        )
         self.order_fields(
-            ["label", "damage", "damage_dice", "category", "on_save", "modifier", "secret"]
+            [
+                "label",
+                "damage",
+                "damage_dice",
+                "category",
+                "on_save",
+                "modifier",
+                "players_roll",
+                "secret",
+            ]
         )
 
     def candidates(self) -> list[Combatant]:
@@ -433,6 +447,7 @@ class AreaEffectForm(GroupForm):
             "modifier": data.get("modifier") or 0,
             "label": data["label"],
             "secret": bool(data.get("secret")),
+            "players_roll": bool(data.get("players_roll")),
             "once": data.get("once", ""),
         }
 

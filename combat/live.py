@@ -31,7 +31,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from .access import Viewer, referee_mark
-from .models import Combatant, Condition, Encounter, LogEntry, Seat, Side
+from .models import Combatant, Condition, Encounter, LogEntry, PendingSave, Seat, Side
 
 
 def announce(encounter: Encounter) -> None:
@@ -49,6 +49,14 @@ def announce(encounter: Encounter) -> None:
             )
 
     transaction.on_commit(send)
+
+
+def pending_by_combatant(encounter: Encounter) -> dict[int, list[PendingSave]]:
+    """The saves area effects left to players, by combatant: one query for all rows."""
+    found: dict[int, list[PendingSave]] = {}
+    for pending in PendingSave.objects.filter(encounter=encounter, resolved=False):
+        found.setdefault(pending.combatant_id, []).append(pending)
+    return found
 
 
 def visible_log(viewer: Viewer) -> QuerySet[LogEntry]:
@@ -78,8 +86,10 @@ def live_context(viewer: Viewer) -> dict[str, Any]:
     encounter = viewer.encounter
     combatants = list(viewer.visible_combatants())
     conditions = conditions_by_combatant(encounter)
+    pending = pending_by_combatant(encounter)
     for combatant in combatants:
         combatant.shown_conditions = conditions.get(combatant.pk, [])
+        combatant.saves_to_roll = pending.get(combatant.pk, [])
     own = frozenset(c.pk for c in combatants if viewer.seat and c.seat_id == viewer.seat.pk)
     fight = round_context(encounter, combatants, conditions, referee=viewer.is_referee, own=own)
     return fight | {
@@ -119,6 +129,7 @@ class State:
     public_log: list[LogEntry] | None
     urls: dict[str, str]
     conditions: dict[int, list[Condition]] = field(default_factory=dict)
+    pending: dict[int, list[PendingSave]] = field(default_factory=dict)
     # Worked out once per change, not once per audience: what each row shows, whose it is.
     shown: dict[int, tuple[Any, ...]] = field(default_factory=dict)
     by_seat: dict[int, list[Combatant]] = field(default_factory=dict)
@@ -131,9 +142,13 @@ class State:
             if seat is not None:
                 c.seat = seat  # loaded with the seats: a row asks no query for its name
             c.shown_conditions = running = self.conditions.get(c.pk, [])
+            c.saves_to_roll = waiting = self.pending.get(c.pk, [])
+            for pending in waiting:
+                pending.combatant = c
             self.shown[c.pk] = (
                 c.pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.fled,
-                tuple((k.pk, k.kind, k.note, k.rounds_left) for k in running), c.seat_id,
+                tuple((k.pk, k.kind, k.note, k.rounds_left) for k in running),
+                tuple((p.pk, p.category, p.amount, p.modifier) for p in waiting), c.seat_id,
                 seat.name if seat else None,
             )  # fmt: skip
             if c.seat_id:
@@ -155,6 +170,7 @@ class State:
             public_log=list(log_for(encounter, referee=False)[:window]) if players else None,
             urls=action_urls(encounter),
             conditions=conditions_by_combatant(encounter),
+            pending=pending_by_combatant(encounter),
         )
 
     @property
@@ -231,6 +247,7 @@ def _row(
         controlled,
         show_numbers,
         controlled and viewer.may_adjust_hit_points,
+        controlled and viewer.may_enter_dice,
         state.encounter.slug,
         audience.language,
     )

@@ -8,6 +8,7 @@ bumps the encounter's sequence number so browsers can tell whether they missed o
 from __future__ import annotations
 
 import secrets
+from fractions import Fraction
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -279,6 +280,20 @@ class Combatant(models.Model):
     def shown_conditions(self, conditions: list[Condition]) -> None:
         self.__dict__["_shown_conditions"] = conditions
 
+    @property
+    def saves_to_roll(self) -> list[PendingSave]:
+        """Area effects waiting for this one's saving throw (set for many rows at once by
+        ``combat.live``, else read here)."""
+        cached = self.__dict__.get("_saves_to_roll")
+        if cached is None:
+            cached = list(self.pending_saves.filter(resolved=False))
+            self.__dict__["_saves_to_roll"] = cached
+        return cached
+
+    @saves_to_roll.setter
+    def saves_to_roll(self, pending: list[PendingSave]) -> None:
+        self.__dict__["_saves_to_roll"] = pending
+
 
 class ConditionKind(models.TextChoices):
     PARALYSED = "paralysed", pgettext_lazy("condition", "paralysed")
@@ -308,6 +323,44 @@ class Condition(models.Model):
 
     def __str__(self) -> str:
         return self.kind
+
+
+class PendingSave(models.Model):
+    """A saving throw an area effect left to a player: the damage is rolled, the character's
+    player rolls its save from their phone (or the referee for them), and only then is the
+    damage taken. Resolved once: ``entry`` is the save it made."""
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="+")
+    combatant = models.ForeignKey(
+        Combatant, on_delete=models.CASCADE, related_name="pending_saves"
+    )
+    category = models.CharField(max_length=12)
+    modifier = models.SmallIntegerField(default=0)
+    amount = models.PositiveIntegerField()
+    on_save = models.CharField(max_length=8)
+    secret = models.BooleanField(default=False)
+    label = models.CharField(max_length=60, blank=True)
+    group = models.JSONField(default=dict)
+    resolved = models.BooleanField(default=False)
+    entry = models.ForeignKey(
+        "LogEntry", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.category} ({self.amount})"
+
+    @property
+    def needed(self) -> int:
+        return self.combatant.save_value(self.category)
+
+    @property
+    def chance(self) -> Fraction:
+        """The chance the save succeeds, shown on the button before the roll."""
+        return ose.save_odds(self.needed, self.modifier)
 
 
 class EntryKind(models.TextChoices):

@@ -30,6 +30,7 @@ encounter_patterns = [
     path("odds/<str:kind>/", rolls.odds_preview, name="odds"),
     path("group-attack/", group.group_attack, name="group_attack"),
     path("area/", group.area_effect, name="area_effect"),
+    path("saves/<int:pk>/", group.pending_save, name="pending_save"),
     path("group-odds/<str:panel>/", group.odds_preview, name="group_odds"),
     path("fight/", rounds.fight, name="fight"),
     path("fight/initiative/", rounds.initiative, name="initiative"),

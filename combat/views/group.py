@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import dataclasses
 
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from rules.errors import RulesError
 
 from .. import actions, group
-from ..access import Viewer, referee_for
+from ..access import Viewer, referee_for, viewer_for
 from ..errors import Refused, message_for
 from ..group_forms import AreaEffectForm, GroupAttackForm, GroupForm
-from ..models import LogEntry
+from ..models import LogEntry, PendingSave
 from .common import panel_reply
 
 # Each panel: its form, and the action its ``action_arguments`` are handed to.
@@ -87,3 +89,40 @@ def odds_preview(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
         return HttpResponse(status=404)
     form = PANELS[panel][0](request.GET, viewer=viewer)
     return render(request, "combat/_group_odds.html", {"form": form, "panel": panel})
+
+
+@require_POST
+def pending_save(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A save an area effect left to a player, rolled from their character's row: by its
+    player (a die rolled at the table where the referee allows it), or by the referee."""
+    viewer = viewer_for(request, slug)
+    pending = get_object_or_404(
+        PendingSave.objects.select_related("combatant"), pk=pk, encounter=viewer.encounter
+    )
+    if not viewer.can_control(pending.combatant):
+        raise PermissionDenied
+    natural, problem = _typed_d20(viewer, request.POST.get("natural", ""))
+    if problem:
+        return panel_reply(request, viewer, "message", message=problem)
+    try:
+        entry = group.roll_pending_save(viewer, pending, natural)
+    except group.AlreadyRolled as rolled:
+        entry = rolled.entry
+    except (RulesError, Refused) as error:
+        return panel_reply(request, viewer, "message", message=message_for(error))
+    if entry is None:
+        dead = Refused("dead_cannot_act", name=pending.combatant.name)
+        return panel_reply(request, viewer, "message", message=message_for(dead))
+    return panel_reply(request, viewer, "message", done=True, result=entry)
+
+
+def _typed_d20(viewer: Viewer, typed: str) -> tuple[int | None, str]:
+    """The d20 typed in (None: the server rolls), or why it cannot be used."""
+    typed = typed.strip()
+    if not typed:
+        return None, ""
+    if not viewer.may_enter_dice:
+        return None, _("The referee has the server roll for players: leave the dice empty.")
+    if not typed.isdigit() or len(typed) > 2 or not 1 <= int(typed) <= 20:
+        return None, _("A d20 shows 1 to 20.")
+    return int(typed), ""

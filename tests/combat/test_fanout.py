@@ -336,3 +336,27 @@ async def test_the_round_reaches_every_phone_and_tells_the_acting_side(table):
     assert 'id="round"' in handed_over and "Vaše strana jedná" not in handed_over
     for socket in (player_ws, referee_ws):
         await socket.disconnect()
+
+
+async def test_a_save_left_to_a_player_reaches_that_phone_only(table):
+    encounter, referee, players, heroes, goblins = table
+    own_ws = await _open(players[0], encounter.slug, seq=encounter.seq)
+    other_ws = await _open(players[1], encounter.slug, seq=encounter.seq)
+
+    def fireball() -> None:
+        url = reverse("area_effect", args=[encounter.slug])
+        data = {
+            "targets": [heroes[0].pk, goblins[0].pk],
+            "damage": "2d6",
+            "category": "breath",
+            "on_save": "half",
+            "players_roll": "on",
+        }
+        assert referee.post(url, data, HTTP_HX_REQUEST="true").status_code == 200
+
+    await sync_to_async(fireball)()
+    own, other = await own_ws.receive_from(timeout=5), await other_ws.receive_from(timeout=5)
+    assert "/saves/" in own and "/saves/" not in other
+    assert f"Their players roll the saves of: {heroes[0].name}" in other
+    for socket in (own_ws, other_ws):
+        await socket.disconnect()

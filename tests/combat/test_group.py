@@ -800,3 +800,128 @@ async def test_a_group_attack_and_an_area_effect_reach_a_players_socket():
     await sync_to_async(encounter.refresh_from_db)()
     assert _marker(seen)[0] <= encounter.seq
     await socket.disconnect()
+
+
+# --- Saves the players roll from their phones -------------------------------------------------
+
+
+def _fireball_left_to_players(referee, encounter, aldric, goblin, **extra):
+    return _post(
+        referee,
+        encounter,
+        "area_effect",
+        {
+            "label": "Fireball",
+            "targets": [aldric.pk, goblin.pk],
+            "damage": "3d6",
+            "damage_dice": "6 5 4",
+            "category": "spells",
+            "on_save": "half",
+            "players_roll": "on",
+        }
+        | extra,
+    )
+
+
+def _save_url(encounter: Encounter, pending) -> str:
+    return reverse("pending_save", args=[encounter.slug, pending.pk])
+
+
+def test_a_players_character_waits_for_its_player_to_roll_the_save(
+    referee, player, other_player, encounter
+):
+    from combat.models import PendingSave
+
+    aldric = character(encounter, "Aldric", seat=player.seat, hp_max=30, hp=30)
+    goblin = monster(encounter, "Goblin", hp_max=30, hp=30)
+    _fireball_left_to_players(referee, encounter, aldric, goblin)
+    goblin.refresh_from_db()
+    aldric.refresh_from_db()
+    assert goblin.hp < 30 and aldric.hp == 30  # the goblin saved at once; Aldric waits
+    pending = PendingSave.objects.get()
+    head = LogEntry.objects.filter(kind="roll").get()
+    assert head.data["waiting"] == ["Aldric"]
+    page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert "Save vs Spells, rods or staves: 15 damage" in page and "needs 14+ · 35" in page
+    assert "Their players roll the saves of: Aldric" in page
+    other = other_player.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert _save_url(encounter, pending) not in other
+    assert other_player.post(_save_url(encounter, pending), **HTMX).status_code == 403
+    answer = player.post(_save_url(encounter, pending), {"natural": "14"}, **HTMX)
+    assert answer.status_code == 200
+    assert "Damage 15, halved (rounded down): 7" in answer.content.decode()
+    aldric.refresh_from_db()
+    assert aldric.hp == 30 - 7  # saved: half of 15
+    entry = LogEntry.objects.filter(kind="save", data__who="Aldric").get()
+    assert entry.data["group"]["id"] == head.data["group"]["id"]
+    again = player.post(_save_url(encounter, pending), {"natural": "1"}, **HTMX)
+    assert again.status_code == 200
+    aldric.refresh_from_db()
+    assert aldric.hp == 23 and LogEntry.objects.filter(kind="save", data__who="Aldric").count() == 1
+    assert (
+        "Save vs spells"
+        not in player.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    )
+
+
+def test_the_referee_may_roll_a_waiting_save_for_the_player(referee, player, encounter):
+    from combat.models import PendingSave
+
+    aldric = character(encounter, "Aldric", seat=player.seat, hp_max=30, hp=30)
+    goblin = monster(encounter, "Goblin", hp_max=30, hp=30)
+    _fireball_left_to_players(referee, encounter, aldric, goblin)
+    pending = PendingSave.objects.get()
+    assert referee.post(_save_url(encounter, pending), {"natural": "3"}, **HTMX).status_code == 200
+    aldric.refresh_from_db()
+    assert aldric.hp == 15
+
+
+def test_a_die_typed_for_a_waiting_save_follows_the_tables_setting(referee, player, encounter):
+    from combat.models import PendingSave
+
+    Encounter.objects.filter(pk=encounter.pk).update(players_enter_dice=False)
+    aldric = character(encounter, "Aldric", seat=player.seat, hp_max=30, hp=30)
+    goblin = monster(encounter, "Goblin", hp_max=30, hp=30)
+    _fireball_left_to_players(referee, encounter, aldric, goblin)
+    pending = PendingSave.objects.get()
+    page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert 'name="natural"' not in page
+    refused = player.post(_save_url(encounter, pending), {"natural": "20"}, **HTMX)
+    assert "leave the dice empty" in refused.content.decode()
+    for bad in ("0", "21", "x", "1" * 50):
+        answer = referee.post(_save_url(encounter, pending), {"natural": bad}, **HTMX)
+        assert answer.status_code == 200 and "A d20 shows 1 to 20." in answer.content.decode()
+    assert not PendingSave.objects.get().resolved
+    assert player.post(_save_url(encounter, pending), **HTMX).status_code == 200  # the server
+    assert PendingSave.objects.get().resolved
+
+
+def test_a_die_typed_by_the_referee_rolls_that_save_at_once(referee, player, encounter):
+    from combat.models import PendingSave
+
+    aldric = character(encounter, "Aldric", seat=player.seat, hp_max=30, hp=30)
+    goblin = monster(encounter, "Goblin", hp_max=30, hp=30)
+    _fireball_left_to_players(referee, encounter, aldric, goblin, **{f"natural_{aldric.pk}": 20})
+    assert not PendingSave.objects.exists()
+    aldric.refresh_from_db()
+    assert aldric.hp == 23
+
+
+def test_a_character_killed_before_its_save_has_nothing_left_to_roll(referee, player, encounter):
+    from combat.models import PendingSave
+
+    aldric = character(encounter, "Aldric", seat=player.seat, hp_max=30, hp=30)
+    goblin = monster(encounter, "Goblin", hp_max=30, hp=30)
+    _fireball_left_to_players(referee, encounter, aldric, goblin)
+    Combatant.objects.filter(pk=aldric.pk).update(hp=0)
+    answer = player.post(_save_url(encounter, PendingSave.objects.get()), **HTMX)
+    assert "Aldric is dead and cannot act." in answer.content.decode()
+    assert PendingSave.objects.get().resolved
+    again = player.post(_save_url(encounter, PendingSave.objects.get()), **HTMX)
+    assert "no longer needed" in again.content.decode()
+
+
+def test_an_unknown_waiting_save_is_not_found(player, encounter):
+    assert (
+        player.post(reverse("pending_save", args=[encounter.slug, 999]), **HTMX).status_code == 404
+    )

@@ -102,3 +102,50 @@ def test_a_group_attack_and_a_fireball_reach_a_players_phone(referee, phone):
     expect(combatant(anna, "Aldric").locator(".hp")).to_contain_text("19")
     # The phone needs no sideways scrolling for any of it.
     assert anna.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_a_fireball_whose_saves_two_players_roll_on_their_phones(referee, phone):
+    join_link = create_encounter(referee, "The dragon's lair")
+    add_character(referee, "Aldric", ac=4, hp=30, thac0=17, str_score=13)
+    add_character(referee, "Brina", ac=7, hp=30, thac0=19, str_score=10)
+    anna, boris = phone(), phone()
+    join(anna, join_link, "Anna")
+    join(boris, join_link, "Boris")
+    give(referee, "Aldric", "Anna")
+    give(referee, "Brina", "Boris")
+    boris.locator("#language-select").select_option("ru")
+    expect(boris.locator("html")).to_have_attribute("lang", "ru")
+    expect(boris.locator("#live-status")).to_have_attribute("data-state", "online")
+
+    panel = open_panel(referee, "Area effect")
+    panel.locator("#id_label").fill("Fireball")
+    panel.get_by_label("Aldric", exact=True).check()
+    panel.get_by_label("Brina", exact=True).check()
+    panel.locator("#id_damage").fill("2d6")
+    panel.locator("#id_damage_dice").fill("5 5")
+    panel.locator("#id_category").select_option("spells")
+    panel.get_by_label("Players roll their characters' saves on their phones").check()
+    result = roll_group(referee, panel, 1)  # the damage: the saves wait for the players
+    expect(result).to_contain_text("Their players roll the saves of: Aldric, Brina")
+
+    # Each phone offers its own character's save, with its odds; Anna types her die.
+    anna_save = combatant(anna, "Aldric").locator("form.pending-save")
+    expect(anna_save).to_contain_text("needs 16+")
+    expect(combatant(anna, "Brina").locator("form.pending-save")).to_have_count(0)
+    anna_save.locator("input[name='natural']").fill("17")
+    anna_save.get_by_role("button").click()
+    expect(anna.locator("#panel .result")).to_contain_text("Damage 10, halved (rounded down): 5")
+    boris_save = combatant(boris, "Brina").locator("form.pending-save")
+    boris_save.locator("input[name='natural']").fill("3")
+    boris_save.get_by_role("button").click()
+    expect(boris.locator("#panel .result")).to_be_visible()
+
+    # Every screen has both saves, each in its own language, and the hit points they cost.
+    expect(referee.locator("#log")).to_contain_text("Damage 10, halved (rounded down): 5")
+    expect(referee.locator("#log")).to_contain_text("Damage taken: 10")
+    expect(combatant(referee, "Aldric").locator(".hp")).to_contain_text("25/30")
+    expect(combatant(referee, "Brina").locator(".hp")).to_contain_text("20/30")
+    expect(combatant(anna, "Brina").locator(".hp")).to_contain_text("20/30")
+    expect(anna_save).to_have_count(0)
+    expect(combatant(boris, "Aldric").locator(".hp")).to_contain_text("25/30")
+    expect(boris.locator("#log")).to_contain_text("Brina: спасбросок")
