@@ -299,15 +299,11 @@ def _save_against(
 
 
 @transaction.atomic
-def roll_pending_save(
-    viewer: Viewer, pending: PendingSave, natural: int | None
-) -> LogEntry | None:
+def roll_pending_save(viewer: Viewer, pending: PendingSave, natural: int | None) -> LogEntry | None:
     """The save an area effect left to a player, rolled (by its player, or the referee for
     them): the damage it lets through is taken now. Rolled once, however many taps. None:
     its character died meanwhile, and there is nothing left to roll."""
-    pending = PendingSave.objects.select_for_update().get(
-        pk=pending.pk, encounter=viewer.encounter
-    )
+    pending = PendingSave.objects.select_for_update().get(pk=pending.pk, encounter=viewer.encounter)
     if pending.resolved:
         if pending.entry is None:
             raise Refused("save_not_needed")

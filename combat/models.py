@@ -331,9 +331,7 @@ class PendingSave(models.Model):
     damage taken. Resolved once: ``entry`` is the save it made."""
 
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="+")
-    combatant = models.ForeignKey(
-        Combatant, on_delete=models.CASCADE, related_name="pending_saves"
-    )
+    combatant = models.ForeignKey(Combatant, on_delete=models.CASCADE, related_name="pending_saves")
     category = models.CharField(max_length=12)
     modifier = models.SmallIntegerField(default=0)
     amount = models.PositiveIntegerField()
