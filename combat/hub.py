@@ -106,9 +106,10 @@ class TableHub:
                 self.changed(seq if isinstance(seq, int) else 0)
 
     def changed(self, seq: int) -> None:
-        """Encounter's number ``seq`` was committed: bring every socket to it."""
+        """Encounter's number ``seq`` was committed: bring every socket to it. A lingering
+        hub with no socket only notes it, and renders when a socket comes back."""
         self.wanted = max(self.wanted, seq)
-        if self.state is None or self.state.seq < self.wanted:
+        if self.sockets and (self.state is None or self.state.seq < self.wanted):
             self._kick()
 
     # --- rendering and delivering -----------------------------------------------------
@@ -145,7 +146,9 @@ class TableHub:
                 return
 
     async def _render(self) -> None:
-        audiences = {socket.audience for socket in self.sockets} | self.asked
+        # With no socket here (a lingering hub asked for its state), the audiences it had:
+        # the socket coming back is most likely one of them.
+        audiences = {socket.audience for socket in self.sockets} | self.asked or set(self.views)
         self.asked = set()
         built = await render_in_thread(_build)(self, audiences)
         self._install(built)
@@ -202,8 +205,9 @@ class TableHub:
         return None if self.gone or self.state is None else self.state.seq
 
     async def current_state(self) -> State | None:
-        """The state as this process knows it, loaded first if it does not yet."""
-        if self.state is None and not self.gone:
+        """The state as this process knows it, loaded first if it does not yet (or has heard
+        of a newer one while no socket was here)."""
+        if not self.gone and (self.state is None or self.state.seq < self.wanted):
             await asyncio.shield(self._kick())
         return None if self.gone else self.state
 

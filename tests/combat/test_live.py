@@ -184,6 +184,45 @@ async def test_a_socket_reconnecting_soon_costs_no_load(table, monkeypatch):
     await again.disconnect()
 
 
+async def test_a_change_while_no_one_looks_costs_no_render_and_is_shown_on_return(
+    table, monkeypatch
+):
+    from asgiref.sync import sync_to_async
+
+    from combat import live
+
+    encounter, referee, _player, _fighter, goblin, _wight = table
+    first, _ = await _open(referee, encounter.slug)
+    await first.disconnect()
+    loads = []
+    original = live.State.load.__func__
+
+    def counting_load(cls, *args, **kwargs):
+        loads.append(args)
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(live.State, "load", classmethod(counting_load))
+
+    def wound() -> None:
+        url = reverse("hit_points", args=[encounter.slug])
+        data = {"actor": goblin.pk, "action": "damage", "amount": 2}
+        assert referee.post(url, data, HTTP_HX_REQUEST="true").status_code == 200
+
+    await sync_to_async(wound)()
+    await _until(lambda: _heard(encounter), "the lingering hub heard of the change")
+    assert loads == []  # nobody is looking: nothing rendered
+    again, snapshot = await _open(referee, encounter.slug)
+    assert "HP</abbr> 5/7" in snapshot and len(loads) == 1
+    await again.disconnect()
+
+
+def _heard(encounter) -> bool:
+    from combat import hub
+
+    table = hub.HUBS.get(encounter.pk)
+    return table is not None and table.wanted >= encounter.seq + 1
+
+
 async def test_a_snapshot_shows_every_change_to_a_row_it_has_shown_before(table):
     from asgiref.sync import sync_to_async
 
