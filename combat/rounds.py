@@ -120,16 +120,16 @@ def standing(
     order = turn.get("order", [])
     index = turn.get("index", 0)
     current = order[index] if index < len(order) else {}
-    present = [c for c in combatants if not c.dead and not c.fled]
+    present = {c.pk: c for c in combatants if not c.dead and not c.fled}
     sides = frozenset(current.get("sides", ()))
-    ids = frozenset(current.get("ids", ())) | {c.pk for c in present if c.side in sides}
+    ids = frozenset(current.get("ids", ())) | {pk for pk, c in present.items() if c.side in sides}
     surprised = turn.get("surprised", "") if encounter.round == 1 else ""
     return Standing(
         round=encounter.round,
         surprised=surprised,
         rolled=bool(turn.get("rolled")),
         acting_sides=sides,
-        acting_ids=frozenset(i for i in ids if any(c.pk == i for c in present)),
+        acting_ids=frozenset(i for i in ids if i in present),
         step=turn.get("step", 0),
         turns_left=index < len(order),
         nothing_happens=surprised == "both",
@@ -192,14 +192,17 @@ def round_context(
     *,
     referee: bool,
     own: frozenset[int] = frozenset(),
+    now: Standing | None = None,
 ) -> dict[str, Any]:
-    """What the round's section shows one audience (its own combatants: ``own``)."""
-    now = standing(encounter, combatants, conditions)
-    shown = [c for c in combatants if referee or not c.hidden or c.pk in own]
+    """What the round's section shows one audience (its own combatants: ``own``); ``now``
+    when the caller worked out the round's standing once for many audiences."""
+    if now is None:
+        now = standing(encounter, combatants, conditions)
+    acting = [c for c in combatants if c.pk in now.acting_ids] if now.acting_ids else []
     return {
         "standing": now,
         "steps": tuple((key, STEP_LABELS[key]) for key in STEPS),
-        "acting_names": tuple(c.name for c in shown if c.pk in now.acting_ids),
+        "acting_names": tuple(c.name for c in acting if referee or not c.hidden or c.pk in own),
         "your_turn": bool(own & now.acting_ids),
         "at": marker(encounter),
         "initiative_mode": encounter.initiative_mode,
