@@ -15,11 +15,12 @@ it changed. Nothing here puts a CSRF token in a fragment: these are sent to many
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -32,6 +33,9 @@ from django.utils import translation
 
 from .access import Viewer, referee_mark
 from .models import Combatant, Condition, Encounter, LogEntry, PendingSave, Seat, Side
+
+if TYPE_CHECKING:
+    from .rounds import Standing
 
 
 def announce(encounter: Encounter) -> None:
@@ -176,6 +180,13 @@ class State:
     @property
     def seq(self) -> int:
         return self.encounter.seq
+
+    @functools.cached_property
+    def standing(self) -> Standing:
+        """The round as it stands, worked out once for every audience."""
+        from .rounds import standing  # built on this module
+
+        return standing(self.encounter, self.combatants, self.conditions)
 
     def shows_numbers(self, audience: Audience) -> bool:
         """Whether ``audience`` sees foes' hit points."""
@@ -499,7 +510,12 @@ def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int
     from .rounds import round_context  # built on this module
 
     fight = round_context(
-        state.encounter, state.combatants, state.conditions, referee=audience.referee, own=own
+        state.encounter,
+        state.combatants,
+        state.conditions,
+        referee=audience.referee,
+        own=own,
+        now=state.standing,
     )
     key = (
         "round",
