@@ -1,6 +1,6 @@
-"""The forms of the round: starting a fight, initiative, morale and conditions (the
-referee's), each with its one-time key and, where a die is rolled, a field for the die
-rolled at the table."""
+"""The forms of the round: starting a fight, initiative, morale, conditions and the
+fight's end (the referee's), each with its one-time key and, where a die is rolled, a
+field for the die rolled at the table."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from django.utils.translation import pgettext_lazy
 
 from .forms import ActionForm, CombatantField, EnteredDiceField
 from .models import MORALE_MAX, MORALE_MIN, Combatant, ConditionKind, InitiativeMode, Side
+from .rounds import FightSummary, SlainFoe, shares_of
 
 ROUNDS_PER_TURN = 60  # a turn is ten minutes; a round, ten seconds
 
@@ -124,3 +125,81 @@ class ConditionForm(ActionForm):
             return None
         factor = ROUNDS_PER_TURN if data.get("unit") == "turns" else 1
         return data["duration"] * factor
+
+
+MAX_XP = 1_000_000  # for one foe: far above the table's 21+ HD row, below anything absurd
+MAX_SHARES = 100
+SUMMARY_CHANGED = _(
+    "Who was slain has changed since this summary was opened: check it and share again."
+)
+
+
+class EndFightForm(ActionForm):
+    """The fight's end as it will be shared: the experience for each slain foe (the table's
+    figure to start with, the referee's to keep), an extra line, and how many share it.
+    ``at`` is the round's state the summary was drawn in."""
+
+    at = forms.CharField(widget=forms.HiddenInput, max_length=40)
+    extra = forms.CharField(
+        label=_("Extra line"),
+        max_length=200,
+        required=False,
+        help_text=_("Shared with the summary, e.g. treasure: 300 gp."),
+    )
+    shares = forms.IntegerField(
+        label=_("Shared by how many"),
+        min_value=1,
+        max_value=MAX_SHARES,
+        required=False,
+        help_text=_("Optional: what each gets, rounded down, and what is left over."),
+    )
+
+    def __init__(self, *args: Any, viewer: Any, summary: FightSummary, **kwargs: Any) -> None:
+        super().__init__(*args, viewer=viewer, **kwargs)
+        self.summary = summary
+        for foe in summary.slain:
+            self.fields[f"xp_{foe.pk}"] = forms.IntegerField(
+                label=foe.name, min_value=0, max_value=MAX_XP, initial=foe.xp
+            )
+        self.order_fields(["at", *self.xp_names, "extra", "shares"])
+
+    @property
+    def xp_names(self) -> list[str]:
+        return [f"xp_{foe.pk}" for foe in self.summary.slain]
+
+    @property
+    def rows(self) -> list[tuple[SlainFoe, forms.BoundField]]:
+        """Each slain foe with its field, for the panel's table."""
+        return [(foe, self[f"xp_{foe.pk}"]) for foe in self.summary.slain]
+
+    @property
+    def preview(self) -> dict[str, Any]:
+        """The head of the summary as the log will show it (rounds, who fell and fled)."""
+        return {"kind": "combat", "data": self.summary.shared_part()}
+
+    def xp_values(self) -> dict[int, int]:
+        return {foe.pk: self.cleaned_data[f"xp_{foe.pk}"] for foe in self.summary.slain}
+
+    def totals(self) -> dict[str, Any] | None:
+        """The total and its shares as the form stands (typed, or as it opened); None while
+        a number is missing or wrong."""
+        if self.is_bound:
+            if not self.is_valid():
+                return None
+            figures = list(self.xp_values().values())
+            shares = self.cleaned_data.get("shares")
+        else:
+            try:
+                opened = {name: self[name].field.clean(self[name].value()) for name in self.fields}
+            except forms.ValidationError:
+                return None
+            figures = [opened[name] for name in self.xp_names]
+            shares = opened["shares"]
+        total = sum(figures)
+        each = shares_of(total, shares)
+        return {
+            "total": total,
+            "shares": shares,
+            "each": each[0] if each else None,
+            "remainder": each[1] if each else None,
+        }

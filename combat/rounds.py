@@ -17,6 +17,7 @@ logged with what they replaced (``data["before"]``): the latest can be undone.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -434,22 +435,139 @@ def end_round(viewer: Viewer, once: str = "") -> LogEntry:
     return _record(viewer, EntryKind.TURN, data, once=once)
 
 
+@dataclass(frozen=True)
+class Someone:
+    """One who fell or fled, as the fight's summary names them."""
+
+    name: str
+    side: str
+    hidden: bool
+
+
+@dataclass(frozen=True)
+class SlainFoe:
+    """A slain foe and what OSE's table gives for it (``table`` None: its Hit Dice say
+    nothing the table reads, and the referee gives the figure)."""
+
+    pk: int
+    name: str
+    hit_dice: str
+    hidden: bool
+    table: rules.MonsterXp | None
+
+    @property
+    def xp(self) -> int | None:
+        return self.table.total if self.table else None
+
+
+@dataclass(frozen=True)
+class FightSummary:
+    """The fight as its end sums it up, before the referee adjusts and shares it."""
+
+    rounds: int
+    fell: tuple[Someone, ...]
+    fled: tuple[Someone, ...]
+    slain: tuple[SlainFoe, ...]
+
+    def shared_part(self) -> dict[str, Any]:
+        """What the log keeps of the fight besides the experience: its end's head."""
+        return {
+            "event": "end",
+            "shared": True,  # as the referee shared it; older entries hold the table's "xp"
+            "rounds": self.rounds,
+            "fell": _by_side(self.fell),
+            "fled": _by_side(self.fled),
+        }
+
+
+def _table_xp(hit_dice: str) -> rules.MonsterXp | None:
+    try:
+        return rules.monster_xp(hit_dice)
+    except RulesError:
+        return None
+
+
+def fight_summary(encounter: Encounter, combatants: list[Combatant]) -> FightSummary:
+    """Rounds fought, who fell and who fled (each side), and the table's experience for
+    every slain foe, in the combatants' order."""
+
+    def someone(c: Combatant) -> Someone:
+        return Someone(c.name, c.side, c.hidden)
+
+    return FightSummary(
+        rounds=encounter.round,
+        fell=tuple(someone(c) for c in combatants if c.dead),
+        fled=tuple(someone(c) for c in combatants if c.fled and not c.dead),
+        slain=tuple(
+            SlainFoe(c.pk, c.name, c.hit_dice, c.hidden, _table_xp(c.hit_dice))
+            for c in combatants
+            if c.side == Side.FOES and c.dead
+        ),
+    )
+
+
+def _by_side(people: tuple[Someone, ...]) -> list[list[Any]]:
+    """[[side, [{name, hidden}, ...]], ...]: the party first, sides with nobody left out (a
+    list, not a mapping, since a JSON column need not keep a mapping's order)."""
+    return [
+        [side, [{"name": p.name, "hidden": p.hidden} for p in people if p.side == side]]
+        for side in SIDES
+        if any(p.side == side for p in people)
+    ]
+
+
+def shares_of(total: int, shares: int | None) -> tuple[int, int] | None:
+    """The experience each of ``shares`` gets, rounded down, and what is left over."""
+    return divmod(total, shares) if shares else None
+
+
 @transaction.atomic
-def end_fight(viewer: Viewer, once: str = "") -> LogEntry:
-    """The fight is over: what it cost each side, and the experience for the slain."""
+def end_fight(
+    viewer: Viewer,
+    *,
+    at: str,
+    xp: Mapping[int, int],
+    extra: str = "",
+    shares: int | None = None,
+    once: str = "",
+) -> LogEntry:
+    """The fight is over, as the referee shares it: rounds fought, what it cost each side,
+    the experience for every slain foe (``xp``: the referee's figure by combatant, which
+    may differ from the table's; both are kept), an optional extra line and, when
+    ``shares`` is given, what each share gets.
+
+    Refused when the round has moved on from ``at`` (the summary was drawn before someone
+    ended or advanced the fight) or when the slain are no longer those ``xp`` names (one
+    fell or was healed since): the referee checks the summary again."""
     encounter = locked_encounter(viewer)
+    if at != marker(encounter):
+        raise Refused("round_moved_on")
     _in_fight(encounter)
-    combatants = list(encounter.combatants.all())
-    slain = [c for c in combatants if c.side == Side.FOES and c.dead]
-    awards = [[c.name, c.hit_dice, _experience(c.hit_dice)] for c in slain]
-    data = {
-        "event": "end",
+    summary = fight_summary(encounter, list(encounter.combatants.all()))
+    if {foe.pk for foe in summary.slain} != set(xp):
+        raise Refused("summary_changed")
+    awards = [
+        {
+            "name": foe.name,
+            "hd": foe.hit_dice,
+            "hidden": foe.hidden,
+            "xp": xp[foe.pk],
+            "table": foe.xp,
+            "base": foe.table.base if foe.table else None,
+            "bonus": foe.table.bonus if foe.table else None,
+        }
+        for foe in summary.slain
+    ]
+    total = sum(award["xp"] for award in awards)
+    each = shares_of(total, shares)
+    data = summary.shared_part() | {
         "before": _before(encounter),
-        "rounds": encounter.round,
-        "fell": [[c.name, c.side] for c in combatants if c.dead],
-        "fled": [[c.name, c.side] for c in combatants if c.fled and not c.dead],
-        "xp": awards,
-        "xp_total": sum(xp for *_, xp in awards if xp),
+        "awards": awards,
+        "xp_total": total,
+        "extra": extra,
+        "shares": shares,
+        "per_share": each[0] if each else None,
+        "remainder": each[1] if each else None,
     }
     encounter.round = 0
     encounter.turn = {}

@@ -1,5 +1,6 @@
 """The round, the referee's: start a fight, initiative, the next step, side and round, the
-fight's end, morale checks and conditions. The rest of the table sees it live."""
+fight's end (a summary the referee adjusts, then shares), morale checks and conditions. The
+rest of the table sees it live."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from rules import rounds as rules
@@ -18,7 +19,14 @@ from .. import actions, rounds
 from ..access import Viewer, referee_for
 from ..errors import Refused, message_for
 from ..models import Condition, InitiativeMode
-from ..round_forms import ConditionForm, InitiativeForm, MoraleForm, StartFightForm
+from ..round_forms import (
+    SUMMARY_CHANGED,
+    ConditionForm,
+    EndFightForm,
+    InitiativeForm,
+    MoraleForm,
+    StartFightForm,
+)
 from .common import panel_reply
 
 
@@ -146,23 +154,98 @@ NEXT = {
     "step": rounds.next_step,
     "turn": rounds.next_turn,
     "round": rounds.end_round,
-    "end": rounds.end_fight,
 }
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def advance(request: HttpRequest, slug: str, what: str) -> HttpResponse:
     """The round's buttons. Each names the state it was pressed in: a second tap (or a
-    second referee's) on a round already moved on changes nothing."""
+    second referee's) on a round already moved on changes nothing. "End the fight" opens the
+    summary to adjust and share (``end``)."""
     viewer = referee_for(request, slug)
+    if what == "end":
+        return end(request, viewer)
     step = NEXT.get(what)
     if step is None:
         return HttpResponse(status=404)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     try:
         entry = rounds.advance_if_current(viewer, request.POST.get("at", ""), step)
     except Refused as refused:
         return panel_reply(request, viewer, "message", message=message_for(refused))
     return panel_reply(request, viewer, "message", done=True, result=entry)
+
+
+MOVED_ON = Refused("round_moved_on")
+
+
+def _end_form(viewer: Viewer, data: Any = None, **initial: Any) -> EndFightForm:
+    summary = rounds.fight_summary(viewer.encounter, viewer.combatants)
+    return EndFightForm(data, viewer=viewer, summary=summary, initial=initial)
+
+
+def end(request: HttpRequest, viewer: Viewer) -> HttpResponse:
+    """The fight's end: GET (the round's button) shows the summary as it would be shared,
+    with the experience to adjust; its form (``share``) ends the fight and logs it. A bare
+    POST (a round's button from before there was a summary to check) shows the summary too:
+    the fight ends only from it. Every way in refuses a round moved on from its ``at``."""
+    if request.method == "GET" and request.GET.get("part") == "totals":
+        form = _end_form(viewer, request.GET)
+        return render(request, "combat/_round_panel.html", {"part": "totals", "form": form})
+    if request.method == "POST" and "share" in request.POST:
+        return _share(request, viewer)
+    values = request.POST if request.method == "POST" else request.GET
+    encounter = viewer.encounter
+    at = values.get("at", rounds.marker(encounter))
+    if at != rounds.marker(encounter) or not encounter.round:
+        refused = MOVED_ON if encounter.round else Refused("no_fight")
+        return panel_reply(request, viewer, "message", message=message_for(refused))
+    return _panel(request, viewer, "end", _end_form(viewer, at=at))
+
+
+def _share(request: HttpRequest, viewer: Viewer) -> HttpResponse:
+    """Share the summary and end the fight, once, as the round stood when it was drawn."""
+    once = request.POST.get("once", "")
+    done, entry = actions.first_result(viewer, once)
+    if done:  # sent twice: what the first sending did
+        return panel_reply(request, viewer, "message", done=True, result=entry)
+    if request.POST.get("at") != rounds.marker(viewer.encounter):
+        return panel_reply(request, viewer, "message", message=message_for(MOVED_ON))
+    form = _end_form(viewer, request.POST)
+    opened = {name for name in request.POST if name.startswith("xp_")}
+    if opened != set(form.xp_names):  # someone fell, or was healed, since it was drawn
+        return _summary_changed(request, viewer, form)
+    if not form.is_valid():
+        return _panel(request, viewer, "end", form)
+    data = form.cleaned_data
+    try:
+        entry = rounds.end_fight(
+            viewer,
+            at=data["at"],
+            xp=form.xp_values(),
+            extra=data["extra"],
+            shares=data["shares"],
+            once=data["once"],
+        )
+    except actions.Repeated as repeated:
+        entry = actions.first_result(viewer, repeated.key)[1]
+    except Refused as refused:
+        if refused.code == "summary_changed":
+            return _summary_changed(request, viewer, form)
+        return panel_reply(request, viewer, "message", message=message_for(refused))
+    return panel_reply(request, viewer, "message", done=True, result=entry)
+
+
+def _summary_changed(request: HttpRequest, viewer: Viewer, sent: EndFightForm) -> HttpResponse:
+    """The summary drawn again as the fight stands, keeping what the referee typed (for the
+    foes still slain), with a word on why."""
+    fresh = dataclasses.replace(viewer)
+    summary = rounds.fight_summary(fresh.encounter, fresh.combatants)
+    names = ["at", "extra", "shares", *(f"xp_{foe.pk}" for foe in summary.slain)]
+    kept = {name: sent.data[name] for name in names if sent.data.get(name)}
+    form = EndFightForm(viewer=fresh, summary=summary, initial=kept)
+    return _panel(request, fresh, "end", form, message=SUMMARY_CHANGED)
 
 
 @require_http_methods(["GET", "POST"])
