@@ -307,18 +307,302 @@ def test_individual_initiative_orders_combatants_by_d6_and_dex(fight):
     assert "Your side acts" in section and "Aldric" in section
 
 
+def _end_panel(client: Client, encounter: Encounter, at: str | None = None) -> str:
+    """The summary "End the fight" opens, as the round stands (or at ``at``)."""
+    at = _at(client, encounter) if at is None else at
+    response = client.get(_url("advance", encounter, "end") + f"?at={at}", **HTMX)
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def _summary(client: Client, encounter: Encounter, **changes: object) -> dict[str, str]:
+    """What the summary's form sends, with ``changes`` typed in."""
+    values = form_values(_end_panel(client, encounter), _url("advance", encounter, "end"))
+    assert values["share"] == "1"
+    return values | {key: str(value) for key, value in changes.items()}
+
+
+def _share(client: Client, encounter: Encounter, values: dict[str, str]) -> str:
+    return _send(client, "advance", encounter, values, "end")
+
+
+def _totals(client: Client, encounter: Encounter, values: dict[str, str]) -> str:
+    """The total as the panel shows it while the referee types."""
+    response = client.get(_url("advance", encounter, "end"), values | {"part": "totals"}, **HTMX)
+    assert response.status_code == 200
+    return " ".join(re.sub(r"<[^>]+>", "", response.content.decode()).split())
+
+
+def _ended(encounter: Encounter) -> list[LogEntry]:
+    return list(LogEntry.objects.filter(encounter=encounter, kind="combat", data__event="end"))
+
+
+def _xp(entry: LogEntry) -> list[tuple[str, int, int | None]]:
+    return [(a["name"], a["xp"], a["table"]) for a in entry.data["awards"]]
+
+
 def test_the_end_of_the_fight_sums_it_up_with_experience_for_the_slain(fight):
-    encounter, referee, player, _hero, goblins = fight
+    encounter, referee, player, hero, goblins = fight
     _start(referee, encounter)
     Combatant.objects.filter(pk__in=[goblins[0].pk, goblins[1].pk]).update(hp=0)
     Combatant.objects.filter(pk=goblins[2].pk).update(fled=True)
+    Combatant.objects.filter(pk=hero.pk).update(hp=-2)
     _advance(referee, encounter, "round")
-    _advance(referee, encounter, "end")
-    entry = LogEntry.objects.filter(kind="combat").first()
+    # "End the fight" shows the summary first: the fight goes on until it is shared.
+    panel = _end_panel(referee, encounter)
+    assert "The fight is over after 2 rounds." in panel and "Share and end the fight" in panel
+    assert Encounter.objects.get(pk=encounter.pk).round == 2 and not _ended(encounter)
+    _share(referee, encounter, _summary(referee, encounter))
+    (entry,) = _ended(encounter)
     assert entry.data["rounds"] == 2 and entry.data["xp_total"] == 10  # 5 XP a goblin
-    page = _page(player, encounter)
+    assert _xp(entry) == [("Goblin 1", 5, 5), ("Goblin 2", 5, 5)]
+    page = " ".join(_page(player, encounter).split())
     assert "The fight is over after 2 rounds." in page and "10 XP" in page
+    assert "Fell: party — Aldric; foes — Goblin 1, Goblin 2" in page
+    assert "Fled: foes — Goblin 3" in page
+    assert "adjusted" not in page
     assert "Start a fight" in _round_section(_page(referee, encounter))
+
+
+def test_the_round_buttons_old_direct_end_shows_the_summary_and_ends_nothing(fight):
+    encounter, referee, *_ = fight
+    _start(referee, encounter)
+    answer = _advance(referee, encounter, "end")  # a bare POST, as the round's button once was
+    assert "Share and end the fight" in answer
+    assert Encounter.objects.get(pk=encounter.pk).round == 1 and not _ended(encounter)
+    assert "moved on" in _advance(referee, encounter, "end", at="0:0:0:0")
+    assert "moved on" in _end_panel(referee, encounter, at="7:0:0:1")
+
+
+def test_the_summary_shows_each_slain_foes_table_experience_with_the_special_bonus(fight):
+    encounter, referee, *_ = fight
+    ogre = monster(encounter, "Ogre shaman", hit_dice="4*", hp=0)
+    wight = monster(encounter, "Wight", hit_dice="3**", hp=0)
+    odd = monster(encounter, "Something odd", hit_dice="as a dragon", hp=0)
+    _start(referee, encounter)
+    panel = _end_panel(referee, encounter)
+    assert "4* → 75 + 50" in panel and "3** → 35 + 30" in panel
+    assert "not in the table: enter the XP" in panel
+    values = _summary(referee, encounter)
+    assert values[f"xp_{ogre.pk}"] == "125" and values[f"xp_{wight.pk}"] == "65"
+    assert values[f"xp_{odd.pk}"] == ""  # the referee gives it
+    assert "Correct or fill in the numbers above" in _totals(referee, encounter, values)
+    answer = _share(referee, encounter, values)
+    assert 'class="errors"' in answer and not _ended(encounter)
+    values[f"xp_{odd.pk}"] = "0"
+    assert "Total: 190 XP" in _totals(referee, encounter, values)
+    _share(referee, encounter, values)
+    (entry,) = _ended(encounter)
+    assert entry.data["xp_total"] == 190
+    assert entry.data["awards"][0] == {
+        "name": "Ogre shaman",
+        "hd": "4*",
+        "hidden": False,
+        "xp": 125,
+        "table": 125,
+        "base": 75,
+        "bonus": 50,
+    }
+    assert _xp(entry)[2] == ("Something odd", 0, None)
+
+
+def test_the_referees_adjustment_is_what_is_logged_and_the_totals_add_up(fight):
+    encounter, referee, player, _hero, goblins = fight
+    ogre = monster(encounter, "Ogre", hit_dice="4+1", hp=0)
+    odd = monster(encounter, "Odd thing", hit_dice="", hp=0)
+    Combatant.objects.filter(pk=goblins[0].pk).update(hp=0)
+    _start(referee, encounter)
+    values = _summary(referee, encounter)
+    values |= {f"xp_{ogre.pk}": "100", f"xp_{odd.pk}": "40", "extra": "treasure: 300 gp"}
+    assert "Total: 145 XP" in _totals(referee, encounter, values)
+    result = " ".join(_share(referee, encounter, values).split())
+    assert "Experience for the slain: 145 XP" in result
+    (entry,) = _ended(encounter)
+    assert _xp(entry) == [("Goblin 1", 5, 5), ("Ogre", 100, 125), ("Odd thing", 40, None)]
+    assert entry.data["xp_total"] == sum(xp for _name, xp, _table in _xp(entry)) == 145
+    assert entry.data["extra"] == "treasure: 300 gp"
+    page = " ".join(_page(player, encounter).split())
+    assert "Ogre (4+1) 100 (adjusted; the table gives 125)" in page
+    assert "Odd thing 40 (set by the referee)" in page
+    assert "treasure: 300 gp" in page and "145 XP" in page
+
+
+def test_the_experience_is_divided_among_those_who_share_it(fight):
+    encounter, referee, player, _hero, goblins = fight
+    monster(encounter, "Ogre", hit_dice="4*", hp=0)
+    Combatant.objects.filter(pk__in=[g.pk for g in goblins]).update(hp=0)
+    _start(referee, encounter)
+    values = _summary(referee, encounter, shares=4)  # 3 × 5 + 125 = 140
+    assert "Total: 140 XP · 4 shares: 35 XP each, 0 left over." in _totals(
+        referee, encounter, values
+    )
+    values[f"xp_{goblins[0].pk}"] = "7"  # 142: 35 each, 2 left over
+    assert "4 shares: 35 XP each, 2 left over." in _totals(referee, encounter, values)
+    _share(referee, encounter, values)
+    (entry,) = _ended(encounter)
+    data = entry.data
+    assert (data["xp_total"], data["shares"], data["per_share"], data["remainder"]) == (
+        142,
+        4,
+        35,
+        2,
+    )
+    assert "4 shares: 35 XP each, 2 left over." in _page(player, encounter)
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"xp": "-1"},
+        {"xp": "1000001"},
+        {"xp": "lots"},
+        {"xp": ""},
+        {"extra": "x" * 201},
+        {"shares": "0"},
+        {"shares": "101"},
+        {"shares": "four"},
+    ],
+)
+def test_bad_summary_input_gets_a_message_and_changes_nothing(fight, changes):
+    encounter, referee, _player, _hero, goblins = fight
+    Combatant.objects.filter(pk=goblins[0].pk).update(hp=0)
+    _start(referee, encounter)
+    values = _summary(referee, encounter)
+    if "xp" in changes:
+        values[f"xp_{goblins[0].pk}"] = changes.pop("xp")
+    seq = Encounter.objects.get(pk=encounter.pk).seq
+    answer = _share(referee, encounter, values | changes)
+    assert 'class="errors"' in answer and "Share and end the fight" in answer
+    assert Encounter.objects.get(pk=encounter.pk).seq == seq
+    assert Encounter.objects.get(pk=encounter.pk).round == 1 and not _ended(encounter)
+    assert "Correct or fill in the numbers above" in _totals(referee, encounter, values | changes)
+
+
+def test_a_summary_left_open_while_the_round_moved_on_refuses(fight):
+    encounter, referee, *_ = fight
+    _start(referee, encounter)
+    values = _summary(referee, encounter)
+    _advance(referee, encounter, "round")  # meanwhile the round ends
+    assert "moved on" in _share(referee, encounter, values)
+    assert Encounter.objects.get(pk=encounter.pk).round == 2 and not _ended(encounter)
+    # Another referee shares the end; the first one's panel, still open, changes nothing.
+    stale = _summary(referee, encounter)
+    _share(referee, encounter, _summary(referee, encounter))
+    assert "moved on" in _share(referee, encounter, stale)
+    assert len(_ended(encounter)) == 1
+
+
+def test_a_foe_slain_after_the_summary_opened_is_added_before_it_is_shared(fight):
+    encounter, referee, _player, _hero, goblins = fight
+    Combatant.objects.filter(pk=goblins[0].pk).update(hp=0)
+    _start(referee, encounter)
+    values = _summary(referee, encounter, extra="a silver key")
+    values[f"xp_{goblins[0].pk}"] = "9"
+    Combatant.objects.filter(pk=goblins[1].pk).update(hp=0)  # the round's marker stays
+    answer = _share(referee, encounter, values)
+    assert "Who was slain has changed since this summary was opened" in answer
+    assert not _ended(encounter)
+    again = form_values(answer, _url("advance", encounter, "end"))
+    assert again[f"xp_{goblins[0].pk}"] == "9" and again[f"xp_{goblins[1].pk}"] == "5"
+    assert again["extra"] == "a silver key"
+    _share(referee, encounter, again)
+    (entry,) = _ended(encounter)
+    assert entry.data["xp_total"] == 14
+
+
+def test_a_summary_sent_twice_ends_the_fight_once(fight):
+    encounter, referee, _player, _hero, goblins = fight
+    Combatant.objects.filter(pk=goblins[0].pk).update(hp=0)
+    _start(referee, encounter)
+    values = _summary(referee, encounter)
+    first = _share(referee, encounter, values)
+    again = _share(referee, encounter, values)
+    assert "The fight is over after 1 round." in first
+    assert "The fight is over after 1 round." in again and "moved on" not in again
+    assert len(_ended(encounter)) == 1
+
+
+def test_players_may_not_end_the_fight(fight):
+    encounter, referee, player, _hero, goblins = fight
+    Combatant.objects.filter(pk=goblins[0].pk).update(hp=0)
+    _start(referee, encounter)
+    values = _summary(referee, encounter)
+    url = _url("advance", encounter, "end")
+    assert player.get(url + f"?at={values['at']}", **HTMX).status_code == 403
+    assert player.get(url, values | {"part": "totals"}, **HTMX).status_code == 403
+    assert player.post(url, values, **HTMX).status_code == 403
+    assert Encounter.objects.get(pk=encounter.pk).round == 1 and not _ended(encounter)
+
+
+def test_undoing_the_shared_end_brings_the_fight_back(fight):
+    encounter, referee, _player, _hero, goblins = fight
+    Combatant.objects.filter(pk=goblins[0].pk).update(hp=0)
+    _start(referee, encounter)
+    _initiative(referee, encounter, party_die=5, foes_die=2)
+    _advance(referee, encounter, "turn")
+    before = Encounter.objects.get(pk=encounter.pk).turn
+    _share(referee, encounter, _summary(referee, encounter, **{f"xp_{goblins[0].pk}": 50}))
+    (entry,) = _ended(encounter)
+    _send(referee, "undo", encounter, {}, entry.seq)
+    encounter.refresh_from_db()
+    assert encounter.round == 1 and encounter.turn == before
+    assert "End the fight" in _round_section(_page(referee, encounter))
+
+
+def test_a_hidden_slain_foe_is_a_hidden_foe_on_a_players_page(fight, lurker):
+    encounter, referee, player, _hero, goblins = fight
+    Combatant.objects.filter(pk__in=[goblins[0].pk, lurker.pk]).update(hp=0)
+    Combatant.objects.filter(pk=goblins[1].pk).update(fled=True, hidden=True)
+    _start(referee, encounter)
+    assert "Lurking wight" in _end_panel(referee, encounter)  # the referee's own
+    _share(referee, encounter, _summary(referee, encounter, shares=2))
+    page = " ".join(_page(player, encounter).split())
+    assert "Lurking wight" not in page and "3*" not in page and "Goblin 2" not in page
+    assert "Fell: foes — Goblin 1, a hidden foe" in page
+    assert "Fled: foes — a hidden foe" in page
+    # The total is the whole award: the hidden foe's part shows, without its name.
+    assert "Experience for the slain: 55 XP" in page  # 5 + 3* (35 + 15)
+    assert "Goblin 1 (1-1) 5, a hidden foe 50" in page
+    assert "2 shares: 27 XP each, 1 left over." in page
+    assert "Lurking wight (3*) 50" in " ".join(_page(referee, encounter).split())
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_hidden_slain_foes_name_never_reaches_a_players_socket():
+    from asgiref.sync import sync_to_async
+
+    from .test_fanout import _open
+
+    def table():
+        encounter = Encounter.objects.create(name="Crypt")
+        referee = Client()
+        referee.get(reverse("referee_link", args=[encounter.referee_key]))
+        player = Client()
+        player.post(reverse("join", args=[encounter.join_token]), {"name": "Anna"})
+        character(encounter, "Aldric", seat=encounter.seats.get())
+        monster(encounter, "Goblin", hp=0)
+        monster(encounter, "Lurking wight", hidden=True, hit_dice="3*", hp=0)
+        _start(referee, encounter)
+        encounter.refresh_from_db()
+        return encounter, referee, player, _summary(referee, encounter)
+
+    encounter, referee, player, values = await sync_to_async(table)()
+    english = await _open(player, encounter.slug, seq=encounter.seq)
+    czech = await _open(player, encounter.slug, "cs", seq=encounter.seq)
+    await sync_to_async(_share)(referee, encounter, values)
+    seen = {"en": "", "cs": ""}
+    for language, socket in (("en", english), ("cs", czech)):
+        while "entry combat" not in seen[language]:
+            seen[language] += await socket.receive_from(timeout=5)
+        await socket.disconnect()
+    assert "a hidden foe" in seen["en"] and "55 XP" in seen["en"]
+    assert "skrytý nepřítel" in seen["cs"]
+    for message in seen.values():
+        assert "Lurking wight" not in message and "wight" not in message.lower()
+    # A fresh snapshot (a reconnect) says no more.
+    snapshot = await _open(player, encounter.slug)
+    assert "Lurking wight" not in await snapshot.receive_from(timeout=5)
+    await snapshot.disconnect()
 
 
 @pytest.mark.parametrize(

@@ -130,10 +130,36 @@ def test_three_rounds_with_surprise_initiative_a_condition_morale_and_the_summar
     expect(anna.locator("#log")).to_contain_text("Goblin 3: stav „spící“ skončil.")
     expect(combatant(boris, "Goblin 3").locator(".condition")).to_have_count(0)
 
-    # The end of the fight: the summary on every screen.
-    round_button(referee, "End the fight")
-    expect(referee.locator("#log")).to_contain_text("The fight is over after 3 rounds.")
-    expect(referee.locator("#log")).to_contain_text("Experience for the slain: 5 XP")
+    # The end of the fight: the summary to check first, with the table's experience; the
+    # referee gives the goblin a little more, says two share it, and shares it.
+    panel = swap_panel(referee, referee.locator("#round").get_by_role("link", name="End the fight"))
+    expect(fresh(panel, "h2")).to_have_text("End of the fight")
+    expect(panel.locator(".summary")).to_contain_text("The fight is over after 3 rounds.")
+    expect(panel.locator(".summary")).to_contain_text("Fell: foes — Goblin 1")
+    expect(panel.locator(".xp-table")).to_contain_text("1-1 → 5")
+    goblin_xp = panel.get_by_label("Goblin 1")
+    expect(goblin_xp).to_have_value("5")
+    expect(panel.locator("output.odds")).to_have_text("Total: 5 XP")
+    goblin_xp.fill("9")
+    panel.get_by_label("Shared by how many").fill("2")
+    panel.get_by_label("Extra line").fill("a silver key")
+    expect(panel.locator("output.odds")).to_have_text(
+        "Total: 9 XP · 2 shares: 4 XP each, 1 left over."
+    )
+    expect(referee.locator("#round")).to_contain_text("Round 3")  # not over until shared
+    settled(referee)
+    panel.evaluate(MARK_STALE)
+    panel.get_by_role("button", name="Share and end the fight").click()
+    expect(fresh(panel, ".result")).to_contain_text("The fight is over after 3 rounds.")
+    expect(referee.locator("#log")).to_contain_text("Experience for the slain: 9 XP")
+    expect(referee.locator("#log")).to_contain_text("Goblin 1 (1-1) 9 (adjusted; the table")
     expect(anna.locator("#log")).to_contain_text("Boj skončil po 3 kolech.")
+    expect(anna.locator("#log")).to_contain_text("Zkušenosti za zabité: 9")
+    expect(anna.locator("#log")).to_contain_text("upraveno; podle tabulky 5")
+    expect(anna.locator("#log")).to_contain_text("Podílů: 2, na každý 4, zbývá 1.")
+    expect(anna.locator("#log")).to_contain_text("a silver key")
     expect(boris.locator("#log")).to_contain_text("Бій закінчено після 3 раундів.")
+    expect(boris.locator("#log")).to_contain_text("Досвід за вбитих: 9")
+    expect(boris.locator("#log")).to_contain_text("змінено; за таблицею 5")
+    expect(boris.locator("#log")).to_contain_text("Часток: 2, на кожну по 4, залишок 1.")
     expect(referee.locator("#round").get_by_role("link", name="Start a fight")).to_be_visible()
