@@ -378,6 +378,11 @@ class EntryKind(models.TextChoices):
     CONDITION = "condition", _("Condition")
 
 
+UNDOABLE_WITHOUT_EFFECTS = frozenset(
+    {EntryKind.COMBAT, EntryKind.INITIATIVE, EntryKind.TURN, EntryKind.MORALE, EntryKind.CONDITION}
+)
+
+
 class LogEntry(models.Model):
     """One line of the append-only roll log.
 
@@ -418,6 +423,14 @@ class LogEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.seq}"
+
+    @property
+    def undoable(self) -> bool:
+        """Whether an undo has something to put back: hit points, or the round's course
+        (its latest change), a morale check or a condition."""
+        if self.kind == EntryKind.UNDO:
+            return False
+        return bool(self.effects) or self.kind in UNDOABLE_WITHOUT_EFFECTS
 
     @property
     def undone_seq(self) -> int | None:

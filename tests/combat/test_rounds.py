@@ -646,3 +646,17 @@ def test_round_buttons_with_a_stale_or_unknown_state_change_nothing(fight):
     answer = _send(referee, "advance", encounter, {"at": "garbage"}, "turn")
     assert "moved on" in answer
     assert referee.post(_url("advance", encounter, "sideways"), {}, **HTMX).status_code == 404
+
+
+def test_the_referee_is_offered_undo_on_the_rounds_entries(fight):
+    encounter, referee, player, *_ = fight
+    _start(referee, encounter)
+    _initiative(referee, encounter, party_die=5, foes_die=2)
+    rolled = LogEntry.objects.filter(kind="initiative").get()
+    page = _page(referee, encounter)
+    assert reverse("undo", args=[encounter.slug, rolled.seq]) in page
+    assert "/undo/" not in _page(player, encounter)
+    _send(referee, "undo", encounter, {}, rolled.seq)
+    encounter.refresh_from_db()
+    assert not encounter.turn["rolled"]
+    assert "Waiting for initiative." in _round_section(_page(player, encounter))
