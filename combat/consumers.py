@@ -70,7 +70,9 @@ class EncounterConsumer(AsyncWebsocketConsumer):
         self.asked_seq = self.sent_seq
         await self.accept()
         self.hub = table.join(self)
-        await self._catch_up(state.seq)
+        # A page newer than what this process has heard (its change's announcement still on
+        # its way) is brought to at least its own number, never back.
+        await self._catch_up(max(state.seq, self.sent_seq))
 
     def _who(self, state: State) -> tuple[Audience | None, str | None]:
         """Who this socket's browser is at the table, from its session's marks and the state
