@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from .test_group import roll_group, row
 from .test_table import (
     MARK_STALE,
     add_character,
@@ -54,9 +55,11 @@ def round_button(referee: Page, name: str) -> None:
     referee.locator("#round").get_by_role("button", name=name, exact=True).click()
 
 
-def test_three_rounds_with_surprise_initiative_a_condition_morale_and_the_summary(referee, phone):
+def test_three_rounds_surprise_initiative_group_attack_fireball_morale_condition_summary(
+    referee, phone
+):
     join_link = create_encounter(referee, "The goblin cave")
-    add_goblins(referee, 3, morale=7)
+    add_goblins(referee, 5, morale=7)
     add_character(referee, "Aldric", ac=4, hp=12, thac0=17, str_score=13)
     add_character(referee, "Brina", ac=7, hp=8, thac0=19, str_score=10)
     anna, boris = phone(), phone()
@@ -86,15 +89,15 @@ def test_three_rounds_with_surprise_initiative_a_condition_morale_and_the_summar
     expect(boris.locator("#round")).to_contain_text("Ваша сторона діє")
     expect(referee.locator("#log")).to_contain_text("The party acts first.")
 
-    # A sleep spell: Goblin 3 is asleep for two rounds, on every screen.
+    # A sleep spell: Goblin 5 is asleep for two rounds, on every screen.
     condition = swap_panel(
-        referee, combatant(referee, "Goblin 3").get_by_role("link", name="Condition")
+        referee, combatant(referee, "Goblin 5").get_by_role("link", name="Condition")
     )
     condition.locator("#id_kind").select_option("asleep")
     condition.locator("#id_duration").fill("2")
     swap_panel(referee, condition.get_by_role("button", name="Add"))
-    expect(combatant(anna, "Goblin 3").locator(".condition")).to_contain_text("spící")
-    expect(combatant(boris, "Goblin 3").locator(".condition")).to_contain_text("спить")
+    expect(combatant(anna, "Goblin 5").locator(".condition")).to_contain_text("spící")
+    expect(combatant(boris, "Goblin 5").locator(".condition")).to_contain_text("спить")
 
     # The first goblin falls: the referee is offered a morale check, and they hold.
     hp = swap_panel(referee, combatant(referee, "Goblin 1").get_by_role("link", name="HP ±"))
@@ -121,14 +124,48 @@ def test_three_rounds_with_surprise_initiative_a_condition_morale_and_the_summar
     panel.locator("#id_foes_die").fill("6")
     roll(referee, panel)
     expect(anna.locator("#round")).to_contain_text("Jednají nepřátelé.")
+    # The foes' turn: three goblins attack Aldric at one tap, dice rolled at the table.
+    panel = open_panel(referee, "Group attack")
+    for name in ("Goblin 2", "Goblin 3", "Goblin 4"):
+        panel.get_by_label(name, exact=True).check()
+    panel.locator("#id_target").select_option(label="Aldric")
+    expect(panel.locator(".group-odds .odds-line")).to_have_count(3)
+    for name, natural, damage in (
+        ("Goblin 2", 20, "1"),
+        ("Goblin 3", 2, ""),
+        ("Goblin 4", 19, "1"),
+    ):
+        row(panel, name).locator("input[name^='natural_']").fill(str(natural))
+        row(panel, name).locator("input[name^='damage_dice_']").fill(damage)
+    roll_group(referee, panel, 3)
+    expect(anna.locator("#log .badge.group")).to_have_count(3)
+    expect(combatant(anna, "Aldric").locator(".hp")).to_contain_text("10/12")
+    # Their shaman's fireball: Anna and Boris roll their characters' saves on their phones.
+    panel = open_panel(referee, "Area effect")
+    panel.locator("#id_label").fill("Fireball")
+    panel.get_by_label("Aldric", exact=True).check()
+    panel.get_by_label("Brina", exact=True).check()
+    panel.locator("#id_damage").fill("2d6")
+    panel.locator("#id_damage_dice").fill("3 3")
+    panel.locator("#id_category").select_option("spells")
+    panel.get_by_label("Players roll their characters' saves on their phones").check()
+    roll_group(referee, panel, 1)
+    for phone_page, name, natural in ((anna, "Aldric", "20"), (boris, "Brina", "2")):
+        save = combatant(phone_page, name).locator("form.pending-save")
+        save.locator("input[name='natural']").fill(natural)
+        settled(phone_page)
+        save.get_by_role("button").click()
+        expect(save).to_have_count(0)
+    expect(combatant(referee, "Aldric").locator(".hp")).to_contain_text("7/12")  # saved: 3
+    expect(combatant(referee, "Brina").locator(".hp")).to_contain_text("2/8")  # failed: 6
     round_button(referee, "Next side")
     expect(anna.locator("#round")).to_contain_text("Vaše strana jedná")
     expect(boris.locator("#round")).to_contain_text("Ваша сторона діє")
     round_button(referee, "End the round")
     expect(anna.locator("#round")).to_contain_text("Kolo 3")
     # Asleep for two rounds: it ends with the second round's end, with a line in the log.
-    expect(anna.locator("#log")).to_contain_text("Goblin 3: stav „spící“ skončil.")
-    expect(combatant(boris, "Goblin 3").locator(".condition")).to_have_count(0)
+    expect(anna.locator("#log")).to_contain_text("Goblin 5: stav „spící“ skončil.")
+    expect(combatant(boris, "Goblin 5").locator(".condition")).to_have_count(0)
 
     # The end of the fight: the summary to check first, with the table's experience; the
     # referee gives the goblin a little more, says two share it, and shares it.
