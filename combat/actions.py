@@ -258,12 +258,7 @@ def attack(
     }
     effects = []
     if result.hit and damage is not None:
-        dealt = ose.resolve_damage(
-            damage, mode, strength=attacker.str_score, rng=RNG, entered=damage_dice
-        )
-        effect, data["killed"] = _hurt(target, dealt.total)
-        effects.append(effect)
-        data["damage"] = _damage_data(dealt, damage_dice)
+        effects.append(_deal_damage(attacker, target, mode, damage, damage_dice, data))
     return _record(
         viewer,
         EntryKind.ATTACK,
@@ -323,11 +318,7 @@ def _attack_helpless(
     else:
         effect, data["killed"] = {"combatant": target.pk, "hp": 0}, False
         if damage is not None:
-            dealt = ose.resolve_damage(
-                damage, mode, strength=attacker.str_score, rng=RNG, entered=damage_dice
-            )
-            effect, data["killed"] = _hurt(target, dealt.total)
-            data["damage"] = _damage_data(dealt, damage_dice)
+            effect = _deal_damage(attacker, target, mode, damage, damage_dice, data)
     return _record(
         viewer,
         EntryKind.ATTACK,
@@ -336,6 +327,24 @@ def _attack_helpless(
         effects=[effect] if effect["hp"] else [],
         once=once,
     )
+
+
+def _deal_damage(
+    attacker: Combatant,
+    target: Combatant,
+    mode: str,
+    damage: dice.DiceExpression,
+    damage_dice: list[int] | None,
+    data: dict[str, Any],
+) -> dict[str, int]:
+    """Roll a hit's damage and take it from ``target``; the roll and whether it killed go
+    into the entry's ``data``. Returns the effect an undo reverses."""
+    dealt = ose.resolve_damage(
+        damage, mode, strength=attacker.str_score, rng=RNG, entered=damage_dice
+    )
+    effect, data["killed"] = _hurt(target, dealt.total)
+    data["damage"] = _damage_data(dealt, damage_dice)
+    return effect
 
 
 def _damage_data(dealt: Any, entered: list[int] | None) -> dict[str, Any]:

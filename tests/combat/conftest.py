@@ -153,3 +153,18 @@ def form_values(html: str, action: str) -> dict[str, str]:
     reader.feed(html)
     reader.values.pop("csrfmiddlewaretoken", None)
     return reader.values
+
+
+def count_loads(monkeypatch) -> list[tuple]:
+    """Every load of an encounter's live state from now on (its arguments), in a list."""
+    from combat import live
+
+    loads: list[tuple] = []
+    original = live.State.load.__func__
+
+    def counting_load(cls, *args, **kwargs):
+        loads.append(args)
+        return original(cls, *args, **kwargs)
+
+    monkeypatch.setattr(live.State, "load", classmethod(counting_load))
+    return loads

@@ -16,7 +16,7 @@ from django.urls import reverse
 from combat import live
 from combat.asgi import application
 
-from .conftest import character, monster
+from .conftest import character, count_loads, monster
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -111,14 +111,7 @@ async def test_a_roll_sends_each_socket_only_the_row_and_the_entry_it_changed(ta
 
 async def test_a_change_is_loaded_once_and_rendered_once_per_audience(table, monkeypatch):
     encounter, referee, players, _heroes, goblins = table
-    loads = []
-    original = live.State.load.__func__
-
-    def counting_load(cls, *args, **kwargs):
-        loads.append(args)
-        return original(cls, *args, **kwargs)
-
-    monkeypatch.setattr(live.State, "load", classmethod(counting_load))
+    loads = count_loads(monkeypatch)
     renders = []
     original_row = live._row
 

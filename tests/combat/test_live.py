@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from combat.asgi import application
 
-from .conftest import character, monster
+from .conftest import character, count_loads, monster
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -166,19 +166,11 @@ async def test_one_listener_per_process_and_the_group_is_empty_once_the_table_is
 
 
 async def test_a_socket_reconnecting_soon_costs_no_load(table, monkeypatch):
-    from combat import live
 
     encounter, referee, *_ = table
     first, _ = await _open(referee, encounter.slug)
     await first.disconnect()
-    loads = []
-    original = live.State.load.__func__
-
-    def counting_load(cls, *args, **kwargs):
-        loads.append(args)
-        return original(cls, *args, **kwargs)
-
-    monkeypatch.setattr(live.State, "load", classmethod(counting_load))
+    loads = count_loads(monkeypatch)
     again, snapshot = await _open(referee, encounter.slug)
     assert "Goblin" in snapshot and loads == []  # the lingering hub's views
     await again.disconnect()
@@ -189,19 +181,10 @@ async def test_a_change_while_no_one_looks_costs_no_render_and_is_shown_on_retur
 ):
     from asgiref.sync import sync_to_async
 
-    from combat import live
-
     encounter, referee, _player, _fighter, goblin, _wight = table
     first, _ = await _open(referee, encounter.slug)
     await first.disconnect()
-    loads = []
-    original = live.State.load.__func__
-
-    def counting_load(cls, *args, **kwargs):
-        loads.append(args)
-        return original(cls, *args, **kwargs)
-
-    monkeypatch.setattr(live.State, "load", classmethod(counting_load))
+    loads = count_loads(monkeypatch)
 
     def wound() -> None:
         url = reverse("hit_points", args=[encounter.slug])
