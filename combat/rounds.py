@@ -214,14 +214,6 @@ def tie_rule(encounter: Encounter) -> rules.TieRule:
     return rules.TieRule.REROLL if encounter.reroll_ties else rules.TieRule.SIMULTANEOUS
 
 
-def _experience(hit_dice: str) -> int | None:
-    """OSE's experience for one slain monster; None when its Hit Dice say nothing."""
-    try:
-        return rules.monster_xp(hit_dice).total
-    except RulesError:
-        return None
-
-
 def side_morale(combatants: list[Combatant], side: str) -> int | None:
     """The score a side checks with: the lowest among its living members (the first to
     break decides whether the group holds)."""
