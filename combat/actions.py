@@ -270,7 +270,7 @@ def attack(
 
 
 def _active_conditions(combatant: Combatant) -> list[str]:
-    return list(combatant.conditions.exclude(rounds_left=0).values_list("kind", flat=True))
+    return list(combatant.conditions.running().values_list("kind", flat=True))
 
 
 def _able(combatant: Combatant) -> Combatant:

@@ -8,7 +8,9 @@ bumps the encounter's sequence number so browsers can tell whether they missed o
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable, Iterable
 from fractions import Fraction
+from typing import Any
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -16,7 +18,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from rules import ose
+from rules import ose, rounds
 
 
 def _referee_key() -> str:
@@ -161,11 +163,33 @@ THAC0_MIN, THAC0_MAX = -10, 25
 AC_MIN, AC_MAX = -20, 20
 SAVE_MIN, SAVE_MAX = ose.SAVE_VALUE_MIN, ose.SAVE_VALUE_MAX
 ABILITY_MIN, ABILITY_MAX = 3, 18
-MORALE_MIN, MORALE_MAX = 2, 12
+MORALE_MIN, MORALE_MAX = rounds.MORALE_MIN, rounds.MORALE_MAX
 
 
 def _between(low: int, high: int) -> list:
     return [MinValueValidator(low), MaxValueValidator(high)]
+
+
+class Preloaded:
+    """A list on a model instance that a page or a live render sets for many rows with one
+    query; a row on its own reads it when first asked."""
+
+    def __init__(self, load: Callable[[Any], Iterable[Any]]) -> None:
+        self.load = load
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.key = f"_{name}"
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        cached = instance.__dict__.get(self.key)
+        if cached is None:
+            cached = instance.__dict__[self.key] = list(self.load(instance))
+        return cached
+
+    def __set__(self, instance: Any, value: list[Any]) -> None:
+        instance.__dict__[self.key] = value
 
 
 class Combatant(models.Model):
@@ -266,33 +290,9 @@ class Combatant(models.Model):
     def save_value(self, category: str) -> int:
         return getattr(self, f"save_{category}")
 
-    @property
-    def shown_conditions(self) -> list[Condition]:
-        """The conditions it is under now; set by whoever loaded them for many rows at once
-        (``combat.live``), else read here."""
-        cached = self.__dict__.get("_shown_conditions")
-        if cached is None:
-            cached = list(self.conditions.exclude(rounds_left=0))
-            self.__dict__["_shown_conditions"] = cached
-        return cached
-
-    @shown_conditions.setter
-    def shown_conditions(self, conditions: list[Condition]) -> None:
-        self.__dict__["_shown_conditions"] = conditions
-
-    @property
-    def saves_to_roll(self) -> list[PendingSave]:
-        """Area effects waiting for this one's saving throw (set for many rows at once by
-        ``combat.live``, else read here)."""
-        cached = self.__dict__.get("_saves_to_roll")
-        if cached is None:
-            cached = list(self.pending_saves.filter(resolved=False))
-            self.__dict__["_saves_to_roll"] = cached
-        return cached
-
-    @saves_to_roll.setter
-    def saves_to_roll(self, pending: list[PendingSave]) -> None:
-        self.__dict__["_saves_to_roll"] = pending
+    # Set for many rows at once by whoever loaded them (``combat.live``), else read here.
+    shown_conditions = Preloaded(lambda c: c.conditions.running())
+    saves_to_roll = Preloaded(lambda c: c.pending_saves.filter(resolved=False))
 
 
 class ConditionKind(models.TextChoices):
@@ -308,6 +308,12 @@ class ConditionKind(models.TextChoices):
     OTHER = "other", pgettext_lazy("condition", "other")
 
 
+class ConditionQuerySet(models.QuerySet):
+    def running(self) -> ConditionQuerySet:
+        """Those still in force: 0 rounds left is over (kept so an undo can restore it)."""
+        return self.exclude(rounds_left=0)
+
+
 class Condition(models.Model):
     """A state a combatant is in for a while: counted down at the end of every round, and
     gone (with a line in the log) when it runs out. No ``rounds_left``: until removed."""
@@ -317,6 +323,8 @@ class Condition(models.Model):
     note = models.CharField(_("note"), max_length=60, blank=True)
     rounds_left = models.PositiveIntegerField(_("rounds left"), null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
+
+    objects = ConditionQuerySet.as_manager()
 
     class Meta:
         ordering = ["created", "pk"]

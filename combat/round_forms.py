@@ -10,11 +10,13 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from rules import rounds as rules
+
 from .forms import ActionForm, CombatantField, EnteredDiceField
 from .models import MORALE_MAX, MORALE_MIN, Combatant, ConditionKind, InitiativeMode, Side
 from .rounds import FightSummary, SlainFoe, shares_of
 
-ROUNDS_PER_TURN = 60  # a turn is ten minutes; a round, ten seconds
+ROUNDS_PER_TURN = rules.ROUNDS_PER_TURN  # a turn is ten minutes; a round, ten seconds
 
 
 def _d6(label: Any) -> forms.IntegerField:

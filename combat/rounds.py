@@ -179,9 +179,7 @@ def _side_state(
 def conditions_by_combatant(encounter: Encounter) -> dict[int, list[Condition]]:
     """Every condition running in the encounter, by combatant: one query for all rows."""
     found: dict[int, list[Condition]] = {}
-    for condition in Condition.objects.filter(combatant__encounter=encounter).exclude(
-        rounds_left=0
-    ):
+    for condition in Condition.objects.filter(combatant__encounter=encounter).running():
         found.setdefault(condition.combatant_id, []).append(condition)
     return found
 
