@@ -208,6 +208,17 @@ def round_context(
     }
 
 
+def initiative_dexterity(combatant: Combatant) -> int | None:
+    """The DEX an individual initiative roll adds its modifier for: the party's; monsters
+    roll a plain d6."""
+    return combatant.dex_score if combatant.side == Side.PARTY else None
+
+
+def initiative_modifier(combatant: Combatant) -> int:
+    dexterity = initiative_dexterity(combatant)
+    return 0 if dexterity is None else rules.dex_initiative_modifier(dexterity)
+
+
 def tie_rule(encounter: Encounter) -> rules.TieRule:
     return rules.TieRule.REROLL if encounter.reroll_ties else rules.TieRule.SIMULTANEOUS
 
@@ -315,8 +326,7 @@ def roll_initiative(
         rolls = []
         for c in living:
             typed = (dice or {}).get(c.pk)
-            dexterity = c.dex_score if c.side == Side.PARTY else None  # monsters: 1d6
-            roll = rules.roll_initiative(dexterity=dexterity, rng=RNG, natural=typed)
+            roll = rules.roll_initiative(dexterity=initiative_dexterity(c), rng=RNG, natural=typed)
             totals.append((c.pk, roll.total))
             modifier = roll.total - roll.natural
             rolls.append([c.name, roll.natural, typed is not None, modifier, roll.total])

@@ -59,12 +59,7 @@ def _odds(viewer: Viewer, panel: str, form: Any) -> dict[str, Any]:
             }
         }
     if panel == "initiative":
-        return {
-            "modifiers": [
-                (c.name, rules.dex_initiative_modifier(c.dex_score) if c.side == "party" else 0)
-                for c in form.combatants
-            ]
-        }
+        return {"modifiers": [(c.name, rounds.initiative_modifier(c)) for c in form.combatants]}
     if panel == "morale":
         score = form["score"].value()
         try:
