@@ -28,6 +28,7 @@ from rules import (
     hit_location,
     hit_location_tables,
     ose,
+    rounds,
 )
 from rules.core import Modifier
 from rules.errors import RulesError
@@ -49,6 +50,7 @@ MODULES: tuple[ModuleType, ...] = (
     dolmenwood,
     hit_location,
     hit_location_tables,
+    rounds,
 )
 
 
