@@ -177,7 +177,7 @@ class EndFightForm(ActionForm):
     @property
     def preview(self) -> dict[str, Any]:
         """The head of the summary as the log will show it (rounds, who fell and fled)."""
-        return {"kind": "combat", "data": self.summary.shared_part()}
+        return {"kind": "combat", "data": self.summary.summary_part()}
 
     def xp_values(self) -> dict[int, int]:
         return {foe.pk: self.cleaned_data[f"xp_{foe.pk}"] for foe in self.summary.slain}

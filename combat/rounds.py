@@ -469,11 +469,10 @@ class FightSummary:
     fled: tuple[Someone, ...]
     slain: tuple[SlainFoe, ...]
 
-    def shared_part(self) -> dict[str, Any]:
+    def summary_part(self) -> dict[str, Any]:
         """What the log keeps of the fight besides the experience: its end's head."""
         return {
             "event": "end",
-            "shared": True,  # as the referee shared it; older entries hold the table's "xp"
             "rounds": self.rounds,
             "fell": _by_side(self.fell),
             "fled": _by_side(self.fled),
@@ -560,7 +559,7 @@ def end_fight(
     ]
     total = sum(award["xp"] for award in awards)
     each = shares_of(total, shares)
-    data = summary.shared_part() | {
+    data = summary.summary_part() | {
         "before": _before(encounter),
         "awards": awards,
         "xp_total": total,
