@@ -1,0 +1,50 @@
+"""``{% body_diagram plan state numbers=True odds=None tap_url=None %}``: a body plan's zones
+as an SVG diagram shaded by their state (``combat.bodies``), and the words of hit locations."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from django import template
+
+from rules.hit_location import BodyPlan, Zone, ZoneState
+
+from .. import zone_labels
+from ..bodies import diagram
+
+register = template.Library()
+
+
+@register.inclusion_tag("combat/_body.html")
+def body_diagram(
+    plan: BodyPlan,
+    state: ZoneState | None = None,
+    numbers: bool = True,
+    odds: Mapping[Zone | str, Fraction] | None = None,
+    tap_url: str | None = None,
+) -> dict[str, Any]:
+    """The diagram of ``plan`` in ``state`` (None: unhurt). ``numbers``: hit-point figures are
+    shown (never when False, not even to screen readers). ``odds``: each zone's chance of a
+    hit, drawn on it. ``tap_url``: each zone opens ``tap_url?zone=<zone>`` in the action panel,
+    with a list of the zones beneath as larger targets."""
+    tap = ""
+    if tap_url:
+        tap = f"{tap_url}{'&' if '?' in tap_url else '?'}zone="
+    return {"d": diagram(plan, state, numbers=numbers, odds=odds), "tap": tap}
+
+
+@register.filter
+def zone_label(zone: Zone | str, body: str | None = None) -> str:
+    return zone_labels.zone_label(zone, body)
+
+
+@register.filter
+def direction_label(direction: str) -> str:
+    return zone_labels.direction_label(direction)
+
+
+@register.filter
+def body_label(body: str) -> str:
+    return zone_labels.body_label(body)
