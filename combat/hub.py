@@ -254,7 +254,7 @@ RENDER_LOCK = threading.Lock()
 
 def _build(hub: TableHub, audiences: set[Audience]) -> tuple[State, dict[Audience, View]] | None:
     with RENDER_LOCK:
-        built = build_views(hub.encounter_id, audiences, hub.views)
+        built = build_views(hub.encounter_id, audiences, hub.views, hub.state)
         if built is not None:
             hub.built_seq = max(hub.built_seq, built[0].seq)
         return built

@@ -26,7 +26,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
@@ -159,19 +159,25 @@ class State:
                 self.by_seat.setdefault(c.seat_id, []).append(c)
 
     @classmethod
-    def load(cls, encounter_id: int, *, referee: bool, players: bool) -> State | None:
+    def load(
+        cls, encounter_id: int, *, referee: bool, players: bool, previous: State | None = None
+    ) -> State | None:
+        """The encounter as it is now; with ``previous`` (an earlier state of it), the log
+        is read as what changed since then only."""
         from .rounds import conditions_by_combatant  # built on this module
 
         encounter = Encounter.objects.filter(pk=encounter_id).first()
         if encounter is None:
             return None
-        window = settings.FRAY_LOG_PAGE
+        referee_log, public_log = _logs(
+            encounter, referee=referee, players=players, previous=previous
+        )
         return cls(
             encounter=encounter,
             combatants=list(encounter.combatants.all()),
             seats={seat.pk: seat for seat in encounter.seats.all()},
-            referee_log=list(log_for(encounter, referee=True)[:window]) if referee else None,
-            public_log=list(log_for(encounter, referee=False)[:window]) if players else None,
+            referee_log=referee_log,
+            public_log=public_log,
             urls=action_urls(encounter),
             conditions=conditions_by_combatant(encounter),
             pending=pending_by_combatant(encounter),
@@ -198,6 +204,60 @@ class State:
         if audience.referee:
             return mark == referee_mark(self.encounter)
         return audience.seat in self.seats
+
+
+def _logs(
+    encounter: Encounter, *, referee: bool, players: bool, previous: State | None = None
+) -> tuple[list[LogEntry] | None, list[LogEntry] | None]:
+    """The referee's and the players' windows of the log.
+
+    With ``previous`` holding the windows wanted, only what changed since is read: the log
+    is append-only, and an entry written once changes only by being undone (its undo is a
+    newer entry). Otherwise from one query when both are wanted: the players' entries are
+    the referee's with a public number, in the same order, so twice the window read for the
+    referee holds the players' window too, unless secret entries crowd it (then it is read
+    on its own)."""
+    window = settings.FRAY_LOG_PAGE
+    if (
+        previous is not None
+        and previous.encounter.pk == encounter.pk
+        and (previous.referee_log is not None or not referee)
+        and (previous.public_log is not None or not players)
+    ):
+        since = previous.seq
+        changed = list(
+            log_for(encounter, referee=True).filter(Q(seq__gt=since) | Q(undone_by__seq__gt=since))
+        )
+        return (
+            _merged(previous.referee_log, changed, window) if referee else None,
+            _merged(
+                previous.public_log,
+                [entry for entry in changed if entry.public_seq is not None],
+                window,
+            )
+            if players
+            else None,
+        )
+    if not players:
+        return (list(log_for(encounter, referee=True)[:window]) if referee else None), None
+    if not referee:
+        return None, list(log_for(encounter, referee=False)[:window])
+    read = list(log_for(encounter, referee=True)[: 2 * window])
+    public = [entry for entry in read if entry.public_seq is not None][:window]
+    if len(public) < window and len(read) == 2 * window:
+        public = list(log_for(encounter, referee=False)[:window])
+    return read[:window], public
+
+
+def _merged(kept: list[LogEntry] | None, changed: list[LogEntry], window: int) -> list[LogEntry]:
+    """A window of the log with ``changed`` entries put in (new ones, or ones undone since):
+    in the log's order, newest first."""
+    if not changed:
+        return list(kept or ())
+    fresh = {entry.pk: entry for entry in changed}
+    entries = [entry for entry in kept or () if entry.pk not in fresh] + changed
+    entries.sort(key=lambda entry: (entry.seq, entry.pk), reverse=True)
+    return entries[:window]
 
 
 class _Lru(OrderedDict):
@@ -517,12 +577,14 @@ def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int
         own=own,
         now=state.standing,
     )
+    # The steps' labels are lazy translations, fixed by the language: left out of the key,
+    # whose hashing would translate them for every audience.
     key = (
         "round",
         state.encounter.slug,
         audience.language,
         audience.referee,
-        *fight.values(),
+        *(value for name, value in fight.items() if name != "steps"),
     )
     context = {"viewer": viewer, "encounter": state.encounter, "oob": True} | fight
     return ROWS.fetch(key, lambda: _html("combat/_round.html", context))
@@ -555,16 +617,20 @@ def _linked(view: View, previous: View | None) -> View:
 
 
 def build_views(
-    encounter_id: int, audiences: Iterable[Audience], previous: dict[Audience, View]
+    encounter_id: int,
+    audiences: Iterable[Audience],
+    previous: dict[Audience, View],
+    state: State | None = None,
 ) -> tuple[State, dict[Audience, View]] | None:
-    """Load the encounter once and build every audience's view (None: it is gone). Players'
-    views share one view per language (kept under a seatless audience) for all they have in
-    common; the referee's are their own."""
+    """Load the encounter once (what changed since ``state``, where it can) and build every
+    audience's view (None: it is gone). Players' views share one view per language (kept
+    under a seatless audience) for all they have in common; the referee's are their own."""
     audiences = list(audiences)
     state = State.load(
         encounter_id,
         referee=any(a.referee for a in audiences),
         players=any(not a.referee for a in audiences),
+        previous=state,
     )
     if state is None:
         return None

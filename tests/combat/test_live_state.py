@@ -1,0 +1,71 @@
+"""The state a change is rendered from: read as what changed since the last one, it is the
+same as read whole (the log's windows for the referee and for players)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.conf import settings
+
+from combat import actions
+from combat.access import Viewer
+from combat.live import State
+from combat.models import Encounter
+from rules import dice as rules_dice
+
+from .conftest import character, monster
+
+pytestmark = pytest.mark.django_db
+
+D20 = rules_dice.parse("1d20")
+
+
+def _log_ids(entries) -> list[tuple[int, int | None]]:
+    return [(entry.pk, entry.undone_seq) for entry in entries]
+
+
+def _same_logs(state: State, whole: State) -> None:
+    assert _log_ids(state.referee_log) == _log_ids(whole.referee_log)
+    assert _log_ids(state.public_log) == _log_ids(whole.public_log)
+
+
+def test_a_state_read_since_the_last_one_has_the_logs_a_whole_reading_has():
+    """Rolls open and secret, damage, and undos of old and new entries, past the log's
+    window: after each change the windows read incrementally are those read whole."""
+    encounter = Encounter.objects.create(name="Crypt")
+    hero = character(encounter, "Aldric")
+    goblin = monster(encounter, "Goblin", hp_max=500, hp=500)
+    dice = random.Random(7)
+    previous = State.load(encounter.pk, referee=True, players=True)
+    for step in range(3 * settings.FRAY_LOG_PAGE):
+        viewer = Viewer(Encounter.objects.get(pk=encounter.pk), is_referee=True, seat=None)
+        choice = dice.random()
+        if choice < 0.2 and viewer.encounter.seq:
+            entries = list(encounter.log.filter(undone_by__isnull=True).exclude(kind="undo"))
+            undoable = [entry for entry in entries if entry.undoable]
+            if undoable:
+                actions.undo(viewer, dice.choice(undoable))
+        elif choice < 0.5:
+            actions.free_roll(
+                viewer, expression=D20, label="", entered=None,
+                secret=dice.random() < 0.5, once=f"r{step}",
+            )  # fmt: skip
+        else:
+            actions.change_hit_points(
+                viewer, actor=dice.choice([hero, goblin]), action="damage", amount=1,
+                once=f"h{step}",
+            )  # fmt: skip
+        state = State.load(encounter.pk, referee=True, players=True, previous=previous)
+        whole = State.load(encounter.pk, referee=True, players=True)
+        _same_logs(state, whole)
+        previous = state
+
+
+def test_a_state_read_for_other_audiences_than_the_last_reads_the_log_whole():
+    encounter = Encounter.objects.create(name="Crypt")
+    viewer = Viewer(encounter, is_referee=True, seat=None)
+    actions.free_roll(viewer, expression=D20, label="", entered=None, once="a")
+    players_only = State.load(encounter.pk, referee=False, players=True)
+    state = State.load(encounter.pk, referee=True, players=True, previous=players_only)
+    _same_logs(state, State.load(encounter.pk, referee=True, players=True))
