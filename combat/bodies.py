@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext, ngettext, pgettext
 
 from rules.hit_location import BodyPlan, BodyType, Direction, Side, Zone, ZoneSpec, ZoneState
 from rules.templatetags.fray import percent
@@ -278,16 +278,24 @@ class Diagram:
 
 
 def _hp_label(name: str, left: int, maximum: int, over: int, state: str) -> str:
+    values = {"zone": name, "left": left, "max": maximum, "over": over, "state": state}
     if over:
-        return gettext(
-            "%(zone)s: %(left)s of %(max)s hit points, %(over)s over its maximum, %(state)s"
-        ) % {"zone": name, "left": left, "max": maximum, "over": over, "state": state}
-    return gettext("%(zone)s: %(left)s of %(max)s hit points, %(state)s") % {
-        "zone": name,
-        "left": left,
-        "max": maximum,
-        "state": state,
-    }
+        return (
+            ngettext(
+                "%(zone)s: %(left)s of %(max)s hit point, %(over)s over its maximum, %(state)s",
+                "%(zone)s: %(left)s of %(max)s hit points, %(over)s over its maximum, %(state)s",
+                maximum,
+            )
+            % values
+        )
+    return (
+        ngettext(
+            "%(zone)s: %(left)s of %(max)s hit point, %(state)s",
+            "%(zone)s: %(left)s of %(max)s hit points, %(state)s",
+            maximum,
+        )
+        % values
+    )
 
 
 def _percent(chance: Fraction) -> str:

@@ -6,7 +6,7 @@ import os
 
 from django.urls import include, path
 
-from .views import group, pages, rolls, rounds, table
+from .views import group, pages, rolls, rounds, table, zones_tables
 
 encounter_patterns = [
     path("", pages.encounter, name="encounter"),
@@ -46,6 +46,7 @@ urlpatterns = [
     path("join/<str:token>/", pages.join, name="join"),
     path("e/<str:slug>/", include(encounter_patterns)),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("hit-locations/", zones_tables.hit_locations, name="hit_locations"),
 ]
 
 # Only in servers that `manage.py bench_live` starts (it sets FRAY_BENCH=1), as the bench socket
