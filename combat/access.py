@@ -48,7 +48,7 @@ class Viewer:
         seq = self.encounter.seq
         read = self.__dict__.get("_combatants")
         if read is None or read[0] != seq:
-            read = (seq, list(self.encounter.combatants.select_related("seat")))
+            read = (seq, list(self.encounter.combatants.all()))
             object.__setattr__(self, "_combatants", read)  # a cache, not part of the value
         return read[1]
 
