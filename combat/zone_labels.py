@@ -9,6 +9,9 @@ differently on one body type (an insect's abdomen) comes out right.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.utils.functional import Promise
 from django.utils.translation import pgettext_lazy
 
@@ -21,10 +24,12 @@ __all__ = [
     "SIDES",
     "VARIANTS",
     "ZONES",
+    "ZONES_HIT",
     "ZONE_STATES",
     "body_label",
     "direction_label",
     "part_label",
+    "zone_hit_label",
     "zone_label",
 ]
 
@@ -78,6 +83,56 @@ ZONES: dict[Zone, Promise] = {
 # humanoid's "живот").
 _ZONES_BY_BODY: dict[tuple[BodyType, Zone], Promise] = {
     (BodyType.INSECTOID, Zone.ABDOMEN): pgettext_lazy("insect's body zone", "abdomen"),
+}
+
+# Where a blow lands, for "hits Bára in the left arm": the zone's case differs from its name
+# (cs "do levé paže", ru "в левую руку", uk "у ліву руку").
+ZONES_HIT: dict[Zone, Promise] = {
+    Zone.HEAD: pgettext_lazy("hit in a body zone", "in the head"),
+    Zone.CHEST: pgettext_lazy("hit in a body zone", "in the chest"),
+    Zone.ABDOMEN: pgettext_lazy("hit in a body zone", "in the abdomen"),
+    Zone.BODY: pgettext_lazy("hit in a body zone", "in the body"),
+    Zone.BELLY: pgettext_lazy("hit in a body zone", "in the belly"),
+    Zone.THORAX: pgettext_lazy("hit in a body zone", "in the thorax"),
+    Zone.UPPER_BODY: pgettext_lazy("hit in a body zone", "in the upper body"),
+    Zone.LOWER_BODY: pgettext_lazy("hit in a body zone", "in the lower body"),
+    Zone.TAIL: pgettext_lazy("hit in a body zone", "in the tail"),
+    Zone.DORSAL_FIN: pgettext_lazy("hit in a body zone", "in the dorsal fin"),
+    Zone.LEFT_ARM: pgettext_lazy("hit in a body zone", "in the left arm"),
+    Zone.RIGHT_ARM: pgettext_lazy("hit in a body zone", "in the right arm"),
+    Zone.LEFT_LEG: pgettext_lazy("hit in a body zone", "in the left leg"),
+    Zone.RIGHT_LEG: pgettext_lazy("hit in a body zone", "in the right leg"),
+    Zone.LEFT_WING: pgettext_lazy("hit in a body zone", "in the left wing"),
+    Zone.RIGHT_WING: pgettext_lazy("hit in a body zone", "in the right wing"),
+    Zone.LEFT_FORELEG: pgettext_lazy("hit in a body zone", "in the left foreleg"),
+    Zone.RIGHT_FORELEG: pgettext_lazy("hit in a body zone", "in the right foreleg"),
+    Zone.LEFT_HIND_LEG: pgettext_lazy("hit in a body zone", "in the left hind leg"),
+    Zone.RIGHT_HIND_LEG: pgettext_lazy("hit in a body zone", "in the right hind leg"),
+    Zone.LEFT_PECTORAL_FIN: pgettext_lazy("hit in a body zone", "in the left pectoral fin"),
+    Zone.RIGHT_PECTORAL_FIN: pgettext_lazy("hit in a body zone", "in the right pectoral fin"),
+    Zone.LEFT_PELVIC_FIN: pgettext_lazy("hit in a body zone", "in the left pelvic fin"),
+    Zone.RIGHT_PELVIC_FIN: pgettext_lazy("hit in a body zone", "in the right pelvic fin"),
+    Zone.LEFT_LEG_1: pgettext_lazy("hit in a body zone", "in the left leg 1"),
+    Zone.LEFT_LEG_2: pgettext_lazy("hit in a body zone", "in the left leg 2"),
+    Zone.LEFT_LEG_3: pgettext_lazy("hit in a body zone", "in the left leg 3"),
+    Zone.LEFT_LEG_4: pgettext_lazy("hit in a body zone", "in the left leg 4"),
+    Zone.LEFT_LEG_5: pgettext_lazy("hit in a body zone", "in the left leg 5"),
+    Zone.RIGHT_LEG_1: pgettext_lazy("hit in a body zone", "in the right leg 1"),
+    Zone.RIGHT_LEG_2: pgettext_lazy("hit in a body zone", "in the right leg 2"),
+    Zone.RIGHT_LEG_3: pgettext_lazy("hit in a body zone", "in the right leg 3"),
+    Zone.RIGHT_LEG_4: pgettext_lazy("hit in a body zone", "in the right leg 4"),
+    Zone.RIGHT_LEG_5: pgettext_lazy("hit in a body zone", "in the right leg 5"),
+    Zone.LEFT_WING_1: pgettext_lazy("hit in a body zone", "in the left wing 1"),
+    Zone.LEFT_WING_2: pgettext_lazy("hit in a body zone", "in the left wing 2"),
+    Zone.LEFT_WING_3: pgettext_lazy("hit in a body zone", "in the left wing 3"),
+    Zone.RIGHT_WING_1: pgettext_lazy("hit in a body zone", "in the right wing 1"),
+    Zone.RIGHT_WING_2: pgettext_lazy("hit in a body zone", "in the right wing 2"),
+    Zone.RIGHT_WING_3: pgettext_lazy("hit in a body zone", "in the right wing 3"),
+}
+_ZONES_HIT_BY_BODY: dict[tuple[BodyType, Zone], Promise] = {
+    (BodyType.INSECTOID, Zone.ABDOMEN): pgettext_lazy(
+        "hit in an insect's body zone", "in the abdomen"
+    ),
 }
 
 # A part regardless of side and number, for sentences such as "the wing is lost". The unsided
@@ -154,36 +209,39 @@ ZONE_STATES: dict[str, Promise] = {
 }
 
 
+def _word(
+    table: Mapping[Any, Promise],
+    own_words: Mapping[tuple[BodyType, Any], Promise],
+    key: Any,
+    body: BodyType | str | None,
+) -> str:
+    """``table[key]``, or the body type's own word for it; an unknown key comes back as it is."""
+    if body is not None and body in _BODY_VALUES and (BodyType(body), key) in own_words:
+        return str(own_words[(BodyType(body), key)])
+    return str(table.get(key, key))
+
+
+_BODY_VALUES = frozenset(b.value for b in BodyType)
+_ZONE_VALUES = frozenset(z.value for z in Zone)
+_PART_VALUES = frozenset(p.value for p in Part)
+
+
 def zone_label(zone: Zone | str, body: BodyType | str | None = None) -> str:
     """A zone's name, in the words of the body type it belongs to when given (``ZoneSpec.body``,
     which a combined body keeps per zone)."""
-    try:
-        z = Zone(zone)
-    except ValueError:
-        return str(zone)
-    if body is not None:
-        try:
-            own = _ZONES_BY_BODY.get((BodyType(body), z))
-        except ValueError:
-            own = None
-        if own is not None:
-            return str(own)
-    return str(ZONES[z])
+    key = Zone(zone) if zone in _ZONE_VALUES else zone
+    return _word(ZONES, _ZONES_BY_BODY, key, body)
+
+
+def zone_hit_label(zone: Zone | str, body: BodyType | str | None = None) -> str:
+    """Where a blow lands, "in the left arm", in the case each language needs there."""
+    key = Zone(zone) if zone in _ZONE_VALUES else zone
+    return _word(ZONES_HIT, _ZONES_HIT_BY_BODY, key, body)
 
 
 def part_label(part: Part | str, body: BodyType | str | None = None) -> str:
-    try:
-        p = Part(part)
-    except ValueError:
-        return str(part)
-    if body is not None:
-        try:
-            own = _PARTS_BY_BODY.get((BodyType(body), p))
-        except ValueError:
-            own = None
-        if own is not None:
-            return str(own)
-    return str(PARTS[p])
+    key = Part(part) if part in _PART_VALUES else part
+    return _word(PARTS, _PARTS_BY_BODY, key, body)
 
 
 def direction_label(direction: Direction | str) -> str:

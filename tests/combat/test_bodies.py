@@ -322,7 +322,7 @@ def test_a_diagram_stays_small(name):
 
 
 def test_every_key_of_the_engine_has_a_label():
-    assert set(zone_labels.ZONES) == set(Zone)
+    assert set(zone_labels.ZONES) == set(Zone) == set(zone_labels.ZONES_HIT)
     assert set(zone_labels.PARTS) == set(Part)
     assert set(zone_labels.DIRECTIONS) == set(Direction)
     assert set(zone_labels.BODY_TYPES) == set(BodyType)
@@ -358,6 +358,7 @@ def test_zone_names_use_the_glossarys_words(language, zone, body, expected):
 def test_every_hit_location_word_is_translated(language):
     words = [
         *zone_labels.ZONES.values(),
+        *zone_labels.ZONES_HIT.values(),
         *zone_labels.PARTS.values(),
         *zone_labels.SIDES.values(),
         *zone_labels.DIRECTIONS.values(),
@@ -371,6 +372,30 @@ def test_every_hit_location_word_is_translated(language):
         translated = [str(word) for word in words]
     same = [e for e, t in zip(english, translated, strict=True) if e == t]
     assert not same, f"{language}: not translated {same}"
+
+
+@pytest.mark.parametrize(
+    ("language", "zone", "body", "expected"),
+    [
+        ("en", "left_arm", None, "in the left arm"),
+        ("cs", "left_arm", None, "do levé paže"),
+        ("cs", "right_wing", None, "do pravého křídla"),
+        ("ru", "left_arm", None, "в левую руку"),
+        ("ru", "abdomen", "insectoid", "в брюшко"),
+        ("uk", "head", None, "у голову"),
+    ],
+)
+def test_where_a_blow_lands_is_said_in_the_case_it_needs(language, zone, body, expected):
+    with translation.override(language):
+        assert zone_labels.zone_hit_label(zone, body) == expected
+
+
+def test_an_unknown_key_is_said_as_it_is():
+    assert zone_labels.zone_label("trunk") == "trunk"
+    assert zone_labels.zone_label("head", "octopus") == "head"
+    assert zone_labels.part_label("tentacle") == "tentacle"
+    assert zone_labels.direction_label("sideways") == "sideways"
+    assert zone_labels.body_label("centipede") == "centipede"
 
 
 def test_a_combined_body_keeps_each_zones_own_words():
