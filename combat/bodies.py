@@ -269,12 +269,23 @@ class DrawnZone:
 @dataclass(frozen=True)
 class Diagram:
     name: str  # the body type's (or a combined body's) name, translated
-    width: int
+    width: int  # of the drawing's coordinates (the viewBox)
     height: int
     zones: tuple[DrawnZone, ...]  # drawing order
     listed: tuple[DrawnZone, ...]  # the plan's order, top to bottom
     dead: bool
     odds: bool
+
+    # Drawn at 1.5 px per unit: a humanoid is 120 × 168 px, its arms 16 px wide.
+    SCALE = Fraction(3, 2)
+
+    @property
+    def px_width(self) -> int:
+        return round(self.width * self.SCALE)
+
+    @property
+    def px_height(self) -> int:
+        return round(self.height * self.SCALE)
 
 
 def _hp_label(name: str, left: int, maximum: int, over: int, state: str) -> str:
