@@ -5,6 +5,7 @@ tables lost with the 1975 original, so the page says so."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -121,7 +122,10 @@ class MatrixRow:
 
 
 def _number(value: Fraction) -> str:
-    return number_format(round(float(value), 2), decimal_pos=None)
+    """A ratio of the matrix (all of them end in two decimals or fewer) in the viewer's
+    notation: 3, 1.75, 0,8."""
+    exact = Decimal(value.numerator) / Decimal(value.denominator)
+    return number_format(exact.normalize() if exact % 1 else exact.to_integral(), decimal_pos=None)
 
 
 def _meaning(band: Band) -> str:

@@ -464,3 +464,30 @@ def test_the_reconstruction_note_links_to_the_tables():
     root = parse(html)
     assert root.find("a").get("href") == reverse("hit_locations")
     assert "1975" in "".join(root.itertext())
+
+
+def _holds(ratio_text: str, r: Fraction) -> bool:
+    """Reads "1.75 ≤ r < 3", "r ≥ 3" or "r < 0.33" back into a test of r."""
+    compare = {
+        "<": lambda a, b: a < b,
+        "≤": lambda a, b: a <= b,
+        "≥": lambda a, b: a >= b,
+        ">": lambda a, b: a > b,
+    }
+    parts = ratio_text.split()
+    values = [r if p == "r" else Fraction(p) for p in parts[::2]]
+    return all(
+        compare[op](left, right)
+        for left, op, right in zip(values, parts[1::2], values[1:], strict=False)
+    )
+
+
+def test_the_height_matrix_on_the_page_is_the_engines():
+    from combat.views.zones_tables import _matrix
+
+    with translation.override("en"):
+        rows = _matrix()
+    for step in range(1, 400):
+        r = Fraction(step, 100)
+        shown = [row.band for row in rows if _holds(row.ratio, r)]
+        assert shown == [str(hl.height_band_for(r, 1).matrix_band)], r
