@@ -171,10 +171,22 @@ def save_edit(viewer: Viewer, form: Any, row: Model, once: str = "") -> Model:
         setattr(current, name, value)
     if changes:
         current.save(update_fields=list(changes))
+        _sync_zones(viewer, current)
     if hp is not None:
         correct_hit_points(viewer, actor=current, hp=hp)
     touch(viewer, once or form.cleaned_data.get("once", ""))
     return current
+
+
+def _sync_zones(viewer: Viewer, row: Model) -> None:
+    """Hit locations turned on, or a body changed: the zone states follow (combat.zones)."""
+    from . import zones  # built on this module
+
+    if isinstance(row, Combatant):
+        zones.sync(row, viewer.encounter)
+    elif row.pk == viewer.encounter.pk and getattr(row, "hit_locations", False):
+        viewer.encounter.hit_locations = True
+        zones.sync_all(row)
 
 
 def _alive(combatant: Combatant) -> Combatant:
@@ -226,14 +238,22 @@ def attack(
     damage_dice: list[int] | None,
     secret: bool = False,
     once: str = "",
+    direction: str | None = None,
+    attacker_ft: Any = None,
+    weapon_ft: Any = None,
+    location: int | None = None,
 ) -> LogEntry:
     attacker, target = _locked_pair(viewer, actor, target)
     _able(_alive(attacker))
+    # Hit locations: where a hit lands (combat.zones); off, None and nothing changes.
+    where = _where(viewer, attacker, direction, attacker_ft, weapon_ft, location)
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
     helpless = _helpless(target)
     if helpless:
-        return _attack_helpless(viewer, attacker, target, mode, damage, damage_dice, secret, once)
+        return _attack_helpless(
+            viewer, attacker, target, mode, damage, damage_dice, secret, once, where
+        )
     modifiers = ose.attack_modifiers(
         mode, strength=attacker.str_score, dexterity=attacker.dex_score, situational=modifier
     )
@@ -258,7 +278,7 @@ def attack(
     }
     effects = []
     if result.hit and damage is not None:
-        effects.append(_deal_damage(attacker, target, mode, damage, damage_dice, data))
+        effects.append(_deal_damage(attacker, target, mode, damage, damage_dice, data, where))
     return _record(
         viewer,
         EntryKind.ATTACK,
@@ -300,6 +320,7 @@ def _attack_helpless(
     damage_dice: list[int] | None,
     secret: bool,
     once: str,
+    where: dict[str, Any] | None = None,
 ) -> LogEntry:
     """A helpless target (paralysed, asleep, held) is hit without a roll, or slain outright,
     as the referee set the table's rule."""
@@ -318,7 +339,7 @@ def _attack_helpless(
     else:
         effect, data["killed"] = {"combatant": target.pk, "hp": 0}, False
         if damage is not None:
-            effect = _deal_damage(attacker, target, mode, damage, damage_dice, data)
+            effect = _deal_damage(attacker, target, mode, damage, damage_dice, data, where)
     return _record(
         viewer,
         EntryKind.ATTACK,
@@ -336,15 +357,45 @@ def _deal_damage(
     damage: dice.DiceExpression,
     damage_dice: list[int] | None,
     data: dict[str, Any],
+    where: dict[str, Any] | None = None,
 ) -> dict[str, int]:
     """Roll a hit's damage and take it from ``target``; the roll and whether it killed go
-    into the entry's ``data``. Returns the effect an undo reverses."""
+    into the entry's ``data``. Returns the effect an undo reverses. With ``where`` (hit
+    locations), the location is rolled first and the damage lands in that zone."""
+    if where is not None:
+        from . import zones  # built on this module
+
+        data["location"] = zones.locate(where["encounter"], attacker, target, **where["roll"])
     dealt = ose.resolve_damage(
         damage, mode, strength=attacker.str_score, rng=RNG, entered=damage_dice
     )
-    effect, data["killed"] = _hurt(target, dealt.total)
     data["damage"] = _damage_data(dealt, damage_dice)
+    if where is not None:
+        change = zones.hit_zone(where["encounter"], target, data["location"]["zone"], dealt.total)
+        data["zone_effects"], data["killed"] = change.effects, change.killed
+        return change.effect
+    effect, data["killed"] = _hurt(target, dealt.total)
     return effect
+
+
+def _where(
+    viewer: Viewer,
+    attacker: Combatant,
+    direction: str | None,
+    attacker_ft: Any,
+    weapon_ft: Any,
+    location: int | None,
+) -> dict[str, Any] | None:
+    """How a hit is located when the encounter plays hit locations: the direction, the
+    attacker's height and weapon (remembered on the attacker when the form changed them)
+    and the d100 typed in, if any."""
+    if not viewer.encounter.hit_locations:
+        return None
+    from . import zones  # built on this module
+
+    zones.remember(attacker, attacker_ft, weapon_ft)
+    roll = {"direction": direction, "natural": location}
+    return {"encounter": viewer.encounter, "roll": roll}
 
 
 def _damage_data(dealt: Any, entered: list[int] | None) -> dict[str, Any]:
@@ -576,6 +627,10 @@ def _undo(viewer: Viewer, entry: LogEntry) -> LogEntry:
         if combatant is None:  # removed since: nothing left to reverse
             continue
         reversed_effect, _killed = _set_hp(combatant, combatant.hp - effect["hp"])
+        if "zones" in effect:  # hit locations: the zones as they were (combat.zones)
+            from . import zones
+
+            zones.undo_effect(combatant, effect)
         reversed_effects.append(reversed_effect)
         if combatant.hp > 0 >= combatant.hp - reversed_effect["hp"]:
             revived.append(combatant.name)

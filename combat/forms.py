@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 from django import forms
@@ -23,6 +24,7 @@ from rules import dice, ose
 from rules.errors import RulesError
 from rules.labels import ABILITIES, SAVES
 
+from . import body_fields
 from .access import Viewer
 from .errors import Refused, message_for
 from .models import (
@@ -60,7 +62,9 @@ class OnceMixin:
 
 
 def _plain(value: Any) -> Any:
-    """A field's value as JSON keeps it: a row by its id."""
+    """A field's value as JSON keeps it: a row by its id, a decimal as its digits."""
+    if isinstance(value, Decimal):
+        return format(value.normalize(), "f")
     return value.pk if isinstance(value, models.Model) else value
 
 
@@ -86,7 +90,10 @@ class MergingForm(OnceMixin, forms.ModelForm):
         return [name for name in self._meta.fields if name in self.fields]
 
     def snapshot(self, instance: models.Model) -> dict[str, Any]:
-        return model_to_dict(instance, fields=self.merged_fields())
+        return {
+            name: _plain(value)
+            for name, value in model_to_dict(instance, fields=self.merged_fields()).items()
+        }
 
     def changes(self, current: models.Model) -> dict[str, Any]:
         """What this form changes on ``current`` (the row as it is now, locked by the caller).
@@ -167,6 +174,7 @@ class EncounterSettingsForm(MergingForm):
             "initiative_mode",
             "reroll_ties",
             "helpless_rule",
+            "hit_locations",
         ]
 
 
@@ -220,11 +228,20 @@ class CombatantForm(MergingForm):
             "fled",
             "hidden",
             "seat",
+            *body_fields.BODY_FIELDS,
         ]
 
     def __init__(self, *args, encounter: Encounter, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.encounter = encounter
+        # Hit locations: the body fields only when the encounter plays them.
+        if encounter.hit_locations:
+            self.fields["legs"] = body_fields.legs_field()
+            for name in ("height_ft", "weapon_ft"):
+                self.fields[name].required = False
+        else:
+            for name in body_fields.BODY_FIELDS:
+                self.fields.pop(name)
         self.fields["seat"].queryset = encounter.seats.all()
         self.fields["seat"].empty_label = _("the referee")
         self.fields["thac0"].required = False
@@ -277,6 +294,8 @@ class CombatantForm(MergingForm):
                     data[name] = derived[name]
                 elif name not in self.errors:
                     self.add_error(name, _("A character needs this value from its class."))
+        if self.encounter.hit_locations:
+            body_fields.clean_body(self, data)
         hp_max = data.get("hp_max")
         if data.get("hp") is None and hp_max is not None:
             data["hp"] = hp_max if self.instance.pk is None else self.instance.hp
@@ -306,6 +325,12 @@ class QuickAddForm(OnceMixin, forms.Form):
     )
     hidden = forms.BooleanField(label=_("Hidden from players"), required=False)
 
+    def __init__(self, *args: Any, encounter: Encounter | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.hit_locations = bool(encounter and encounter.hit_locations)
+        if self.hit_locations:  # the body of every monster added
+            self.fields.update(body_fields.body_form_fields())
+
     def clean_hit_dice(self) -> str:
         hit_dice = self.cleaned_data["hit_dice"].strip()
         self.cleaned_data["thac0"] = _rules_call(ose.monster_thac0, hit_dice)
@@ -327,7 +352,14 @@ class QuickAddForm(OnceMixin, forms.Form):
                     self.add_error(
                         "hp_dice", _("Hit points go up to %(limit)s.") % {"limit": HP_LIMIT}
                     )
+        if self.hit_locations:
+            body_fields.clean_body(self, data)
         return data
+
+    def body_values(self) -> dict[str, Any]:
+        """The body fields of every monster this form adds (none without hit locations)."""
+        data = self.cleaned_data
+        return {name: data[name] for name in body_fields.BODY_FIELDS if name in data}
 
 
 class CombatantField(forms.ChoiceField):
@@ -511,7 +543,7 @@ class RollForm(ActionForm):
 class AttackForm(RollForm):
     field_order_extra = ("target", "mode")
     dice_fields = ("natural", "damage_dice")
-    kept = ("actor", "target", "mode", "damage", "secret")
+    kept = ("actor", "target", "mode", "damage", "secret", "direction")
     mode = forms.ChoiceField(
         label=_("Attack"),
         choices=[
@@ -534,10 +566,55 @@ class AttackForm(RollForm):
         if not self.is_bound and not self._standing(self.initial.get("target")):
             # No target named, or the one kept from the last roll has died of it.
             self.initial["target"] = self._first_opponent()
-        self.order_fields(
-            ["actor", "target", "mode", "modifier", "natural", "damage", "damage_dice"]
-        )
+        if viewer.encounter.hit_locations:
+            self._hit_location_fields()
+        order = ("actor", "target", "mode", "modifier", "natural", *self.LOCATION_FIELDS)
+        self.order_fields([*order, "damage", "damage_dice"])
         self.without_dice_fields()
+
+    # --- hit locations: the direction, heights and the location die ------------------------
+    LOCATION_FIELDS = ("direction", "attacker_ft", "weapon_ft", "location")
+
+    def _hit_location_fields(self) -> None:
+        wanted = self.data.get("target") if self.is_bound else self.initial.get("target")
+        target = self.fields["target"].find(wanted)
+        directions = body_fields.directions_for(target)
+        self.fields["direction"] = forms.ChoiceField(
+            label=_("Direction of the attack"), choices=directions
+        )
+        if not self.is_bound and self.initial.get("direction") not in dict(directions):
+            keys = [key for key, _label in directions]
+            self.initial["direction"] = "front" if "front" in keys else keys[0]
+        self.fields["attacker_ft"] = body_fields.length_field(
+            _("Attacker's height (ft)"), body_fields.MIN_HEIGHT
+        )
+        self.fields["weapon_ft"] = body_fields.length_field(_("Weapon length (ft)"), Decimal(0))
+        self.fields["location"] = body_fields.location_field()
+        # Which attacker the heights were filled in for: another chosen since keeps its own.
+        self.fields["measured"] = forms.CharField(widget=forms.HiddenInput, required=False)
+        self.dice_fields = (*self.dice_fields, "location")
+        actor = None if self.is_bound else self.initial_actor()
+        if actor is not None:
+            self.initial.setdefault("attacker_ft", actor.height_ft)
+            self.initial.setdefault("weapon_ft", actor.weapon_ft)
+            self.initial["measured"] = f"{actor.pk}:{actor.height_ft}:{actor.weapon_ft}"
+
+    def _clean_location(self, data: dict[str, Any]) -> None:
+        """Heights left as filled in for another attacker than the one chosen are that one's
+        own; None leaves the attacker's remembered values."""
+        actor = data.get("actor")
+        pk, _sep, rest = (data.get("measured") or "").partition(":")
+        height, _sep, weapon = rest.partition(":")
+        if actor is not None and pk and pk != str(actor.pk):
+            try:
+                same = data.get("attacker_ft") == Decimal(height) and (
+                    data.get("weapon_ft") == Decimal(weapon)
+                )
+            except ArithmeticError:
+                same = False
+            if same:
+                data["attacker_ft"] = data["weapon_ft"] = None
+        data.pop("measured", None)
 
     def _standing(self, pk: Any) -> bool:
         return str(pk).isdigit() and self.fields["target"].find(pk) is not None
@@ -554,6 +631,8 @@ class AttackForm(RollForm):
         data = super().clean()
         if data.get("damage_dice") and not data.get("damage"):
             self.add_error("damage", _("Give the damage dice to enter their results."))
+        if "direction" in self.fields:
+            self._clean_location(data)
         return data
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -97,6 +98,12 @@ class Encounter(models.Model):
     helpless_rule = models.CharField(
         _("attacks on the helpless"), max_length=8, choices=HelplessRule, default=HelplessRule.HIT
     )
+    # Hit locations (``combat.zones``): every combatant has a body and zone hit points.
+    hit_locations = models.BooleanField(
+        _("hit locations"),
+        default=False,
+        help_text=_("Each hit lands in a body zone: zone hit points, severed limbs, bleeding."),
+    )
     # The fight in progress: round 0 is none. ``turn`` holds this round's order and where it
     # stands (see ``combat.rounds``); ``morale`` each side's checks so far.
     round = models.PositiveIntegerField(default=0)
@@ -164,6 +171,7 @@ AC_MIN, AC_MAX = -20, 20
 SAVE_MIN, SAVE_MAX = ose.SAVE_VALUE_MIN, ose.SAVE_VALUE_MAX
 ABILITY_MIN, ABILITY_MAX = 3, 18
 MORALE_MIN, MORALE_MAX = rounds.MORALE_MIN, rounds.MORALE_MAX
+LENGTH_LIMIT = 1000  # feet: a height or weapon length beyond any creature (the engine allows more)
 
 
 def _between(low: int, high: int) -> list:
@@ -190,6 +198,24 @@ class Preloaded:
 
     def __set__(self, instance: Any, value: list[Any]) -> None:
         instance.__dict__[self.key] = value
+
+
+class BodyKind(models.TextChoices):
+    """The body types of ``rules.hit_location`` (its ``BodyType`` keys)."""
+
+    HUMANOID = "humanoid", pgettext_lazy("body", "humanoid")
+    BIRD = "bird", pgettext_lazy("body", "bird-like")
+    REPTILE = "reptile", pgettext_lazy("body", "reptile")
+    INSECTOID = "insectoid", pgettext_lazy("body", "insectoid")
+    FISH = "fish", pgettext_lazy("body", "fish")
+    SNAKE = "snake", pgettext_lazy("body", "snake")
+
+
+class WingCount(models.IntegerChoices):
+    NONE = 0, pgettext_lazy("wings", "none")
+    TWO = 2, pgettext_lazy("wings", "2")
+    FOUR = 4, pgettext_lazy("wings", "4")
+    SIX = 6, pgettext_lazy("wings", "6")
 
 
 class Combatant(models.Model):
@@ -243,6 +269,29 @@ class Combatant(models.Model):
         related_name="combatants",
         verbose_name=_("controlled by"),
     )
+    # Hit locations (``combat.zones``): the body, its optional parts, heights in feet, and the
+    # zone state (``zones``, empty until the encounter's option is on).
+    body = models.CharField(
+        _("body type"), max_length=12, choices=BodyKind, default=BodyKind.HUMANOID
+    )
+    wings = models.PositiveSmallIntegerField(_("wings"), choices=WingCount, default=0)
+    tail = models.BooleanField(_("tail"), default=False)
+    legs = models.PositiveSmallIntegerField(_("legs"), null=True, blank=True)
+    height_ft = models.DecimalField(
+        _("height (ft)"),
+        max_digits=7,
+        decimal_places=2,
+        default=Decimal(6),
+        validators=[MinValueValidator(Decimal("0.1")), MaxValueValidator(LENGTH_LIMIT)],
+    )
+    weapon_ft = models.DecimalField(
+        _("weapon length (ft)"),
+        max_digits=7,
+        decimal_places=2,
+        default=Decimal(0),
+        validators=_between(0, LENGTH_LIMIT),
+    )
+    zones = models.JSONField(default=dict, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -384,6 +433,7 @@ class EntryKind(models.TextChoices):
     TURN = "turn", _("Turn")
     MORALE = "morale", _("Morale")
     CONDITION = "condition", _("Condition")
+    ZONE = "zone", _("Body zone")
 
 
 UNDOABLE_WITHOUT_EFFECTS = frozenset(

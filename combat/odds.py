@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -9,10 +10,27 @@ from typing import Any
 from django import forms
 
 from rules import dice, ose
+from rules import hit_location as hl
 from rules.core import total_of
 from rules.errors import RulesError
 
+from . import zones
 from .forms import AttackForm, CheckForm, FreeRollForm, SaveForm
+
+
+@dataclass(frozen=True)
+class LocationOdds:
+    """Hit locations: where a hit lands, each zone's exact chance (``zones``, in the
+    body's order) after the height band; the diagram draws them on the body."""
+
+    plan: hl.BodyPlan
+    state: hl.ZoneState | None
+    band: str
+    zones: tuple[tuple[str, Fraction], ...]
+
+    @property
+    def chances(self) -> dict[str, Fraction]:
+        return dict(self.zones)
 
 
 @dataclass(frozen=True)
@@ -21,6 +39,7 @@ class Odds:
     chance: Fraction
     under: bool = False  # roll-under (ability checks)
     matrix: Odds | None = None  # the attack matrix's answer, where the chosen method differs
+    location: LocationOdds | None = None  # hit locations: the zones a hit may land in
 
 
 def _values(form: forms.Form) -> dict[str, Any]:
@@ -101,6 +120,30 @@ def for_form(form: forms.Form) -> Odds | DiceOdds | None:
 
 
 def _attack(form: AttackForm, values: dict[str, Any]) -> Odds:
+    odds = _hit(form, values)
+    if form.viewer.encounter.hit_locations:
+        odds = dataclasses.replace(odds, location=_location(values))
+    return odds
+
+
+def _location(values: dict[str, Any]) -> LocationOdds | None:
+    """Each zone's chance for a hit from the form's direction, heights and weapon."""
+    attacker, target = values["actor"], values["target"]
+    height = values.get("attacker_ft") or attacker.height_ft
+    weapon = values.get("weapon_ft")
+    weapon = attacker.weapon_ft if weapon is None else weapon
+    try:
+        state = zones.state_of(target)
+        plan = state.plan if state else zones.plan_for(target)
+        band = hl.height_band_for(height, target.height_ft, weapon).band
+        chances = hl.location_odds(plan, values["direction"], band)
+    except (RulesError, KeyError, ValueError):
+        return None
+    ordered = tuple((z.value, chances[z]) for z in plan.zone_keys if z in chances)
+    return LocationOdds(plan, state, str(band), ordered)
+
+
+def _hit(form: AttackForm, values: dict[str, Any]) -> Odds:
     attacker, target = values["actor"], values["target"]
     modifier = total_of(
         ose.attack_modifiers(

@@ -27,6 +27,7 @@ from django.utils.translation import pgettext_lazy
 from rules import rounds as rules
 from rules.errors import RulesError
 
+from . import zones
 from .access import Viewer
 from .actions import RNG, _record, touch
 from .errors import Refused
@@ -422,6 +423,8 @@ def end_round(viewer: Viewer, once: str = "") -> LogEntry:
         ticked.append(condition.pk)
         if tick.expired:
             expired.append([condition.combatant.name, condition.kind, condition.note])
+    # Hit locations: bleeding, death and writhing timers (combat.zones), undone with the round.
+    zone_effects, zone_lines = zones.tick_round(encounter)
     encounter.round += 1
     encounter.turn = {"surprised": "", "rolled": False, "order": [], "index": 0, "step": 0}
     _save(encounter, "round", "turn")
@@ -432,7 +435,9 @@ def end_round(viewer: Viewer, once: str = "") -> LogEntry:
         "ticked": ticked,
         "expired": expired,
     }
-    return _record(viewer, EntryKind.TURN, data, once=once)
+    if zone_lines:
+        data["zones"] = zone_lines
+    return _record(viewer, EntryKind.TURN, data, effects=zone_effects, once=once)
 
 
 @dataclass(frozen=True)

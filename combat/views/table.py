@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from rules import ose
 
-from .. import actions
+from .. import actions, zones
 from ..access import Viewer, grant_referee, referee_for
 from ..forms import CombatantForm, EncounterSettingsForm, MergingForm, QuickAddForm
 from ..models import Combatant, Kind, Seat
@@ -56,6 +56,7 @@ def combatant_new(request: HttpRequest, slug: str) -> HttpResponse:
                 combatant = form.save(commit=False)
                 combatant.encounter = viewer.encounter
                 combatant.save()
+                zones.sync(combatant, viewer.encounter)  # hit locations: its body's zones
                 actions.touch(viewer, form.cleaned_data["once"])
         except actions.Repeated:
             return _sent_twice(request, viewer, "combatant", fresh)
@@ -122,16 +123,17 @@ def combatant_toggle_hidden(request: HttpRequest, slug: str, pk: int) -> HttpRes
 @require_http_methods(["GET", "POST"])
 def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = referee_for(request, slug)
-    form = QuickAddForm(request.POST or None)
+    form = QuickAddForm(request.POST or None, encounter=viewer.encounter)
+    fresh = QuickAddForm(encounter=viewer.encounter)
     if request.method == "POST" and _sent_before(request, viewer):
-        return _sent_twice(request, viewer, "quick_add", QuickAddForm())
+        return _sent_twice(request, viewer, "quick_add", fresh)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
             with transaction.atomic():
                 for number in range(1, data["count"] + 1):
                     hp = ose.monster_hit_points(data["hp_dice"], rng=actions.RNG)
-                    Combatant.objects.create(
+                    added = Combatant.objects.create(
                         encounter=viewer.encounter,
                         name=f"{data['name']} {number}" if data["count"] > 1 else data["name"],
                         side=data["side"],
@@ -144,11 +146,13 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
                         hidden=data["hidden"],
                         morale=data["morale"],
                         **{f"save_{key}": value for key, value in data["saves"].items()},
+                        **form.body_values(),
                     )
+                    zones.sync(added, viewer.encounter)
                 actions.touch(viewer, data["once"])
         except actions.Repeated:
-            return _sent_twice(request, viewer, "quick_add", QuickAddForm())
-        return panel_reply(request, viewer, "quick_add", done=True, form=QuickAddForm())
+            return _sent_twice(request, viewer, "quick_add", fresh)
+        return panel_reply(request, viewer, "quick_add", done=True, form=fresh)
     return panel_reply(request, viewer, "quick_add", form=form)
 
 

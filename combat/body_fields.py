@@ -1,0 +1,108 @@
+"""The fields hit locations add to the combatant and attack forms: a body with its parts,
+heights, the direction of an attack and the location die. Shown only when the encounter
+plays hit locations; checked against what ``rules.hit_location`` accepts."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+from rules import hit_location as hl
+from rules.errors import RulesError
+
+from .models import LENGTH_LIMIT, BodyKind, Combatant, WingCount
+from .zone_labels import DIRECTIONS
+from .zones import DEFAULT_HEIGHT, LEGS_ALLOWED, TAIL_ALLOWED, WINGS_ALLOWED, plan_for
+
+BODY_FIELDS = ("body", "wings", "tail", "legs", "height_ft", "weapon_ft")
+LEG_CHOICES = [
+    ("", pgettext_lazy("legs", "as usual for the body")),
+    *((n, str(n)) for n in (2, 4, 6, 8, 10)),
+]
+MIN_HEIGHT = Decimal("0.1")
+
+
+def length_field(label: Any, minimum: Decimal, help_text: Any = "") -> forms.DecimalField:
+    return forms.DecimalField(
+        label=label,
+        required=False,
+        min_value=minimum,
+        max_value=LENGTH_LIMIT,
+        max_digits=7,
+        decimal_places=2,
+        help_text=help_text,
+    )
+
+
+def body_form_fields() -> dict[str, forms.Field]:
+    """The body fields of a combatant, for a form that is not a model form (quick-add)."""
+    return {
+        "body": forms.ChoiceField(
+            label=_("Body type"), choices=BodyKind.choices, initial=BodyKind.HUMANOID
+        ),
+        "wings": forms.TypedChoiceField(
+            label=_("Wings"), choices=WingCount.choices, coerce=int, initial=0
+        ),
+        "tail": forms.BooleanField(label=_("Tail"), required=False),
+        "legs": legs_field(),
+        "height_ft": length_field(
+            _("Height (ft)"), MIN_HEIGHT, _("Empty: as usual for the body type.")
+        ),
+        "weapon_ft": length_field(_("Weapon length (ft)"), Decimal(0)),
+    }
+
+
+def legs_field() -> forms.TypedChoiceField:
+    return forms.TypedChoiceField(
+        label=_("Legs"),
+        choices=LEG_CHOICES,
+        coerce=int,
+        empty_value=None,
+        required=False,
+        help_text=_("Reptiles 2 or 4, insectoids 6, 8 or 10."),
+    )
+
+
+def clean_body(form: forms.Form, data: dict[str, Any]) -> None:
+    """The parts the chosen body type cannot have are refused; heights get their default."""
+    body = data.get("body")
+    if not body:
+        return
+    if data.get("wings") not in WINGS_ALLOWED.get(body, (0,)) and body != "bird":
+        form.add_error("wings", _("This body type cannot have that many wings."))
+    if data.get("tail") and body not in TAIL_ALLOWED:
+        form.add_error("tail", _("Only a humanoid's tail is optional."))
+    legs = data.get("legs")
+    if legs is not None and legs not in LEGS_ALLOWED.get(body, ()):
+        form.add_error("legs", _("This body type cannot have that many legs."))
+    if body == "bird":
+        data["wings"] = 0  # a bird always has its two wings
+    if data.get("height_ft") is None and "height_ft" not in form.errors:
+        data["height_ft"] = DEFAULT_HEIGHT[body]
+    if data.get("weapon_ft") is None and "weapon_ft" not in form.errors:
+        data["weapon_ft"] = Decimal(0)
+
+
+def directions_for(target: Combatant | None) -> list[tuple[str, Any]]:
+    """The directions the target's body can be attacked from (all, until a target is known)."""
+    allowed = [d.value for d in hl.Direction]
+    if target is not None:
+        try:
+            allowed = [d.value for d in plan_for(target).directions]
+        except RulesError:
+            pass
+    return [(key, DIRECTIONS[key]) for key in allowed]
+
+
+def location_field() -> forms.IntegerField:
+    return forms.IntegerField(
+        label=_("Location d100 rolled at the table"),
+        required=False,
+        min_value=1,
+        max_value=100,
+        help_text=_("Percentile dice: 00 is 100. Leave empty and the server rolls."),
+    )

@@ -1,0 +1,24 @@
+"""Hit locations in the log and the zone panels: the effects of a hit or a round as one
+readable clause list (``combat.zone_log``). Zone and direction words: the ``bodies`` tags."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from ..zone_labels import zone_hit_label
+from ..zone_log import effects_text
+
+register = template.Library()
+
+
+@register.filter
+def zone_effects(effects: list[dict[str, Any]] | None, body: str | None = None) -> str:
+    return effects_text(effects or [], body)
+
+
+@register.filter
+def zone_hit(zone: str, body: str | None = None) -> str:
+    """Where a blow lands: "in the left arm", in the case the language needs there."""
+    return zone_hit_label(zone, body)

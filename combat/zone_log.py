@@ -1,0 +1,100 @@
+"""What a hit-location change says in the log, in the viewer's language: the effects the
+engine returned (``rules.hit_location.ZoneEffect``, stored as keys and numbers by
+``combat.zones.effect_data``), with the conditions and causes of death they name. Zone,
+direction and body words come from ``combat.zone_labels``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import get_language, ngettext, pgettext_lazy
+from django.utils.translation import gettext as _
+
+from rules import dice
+
+from .zone_labels import zone_label
+
+CONDITIONS = {
+    "cannot_defend": pgettext_lazy("zone condition", "cannot defend"),
+    "cannot_move": pgettext_lazy("zone condition", "cannot move"),
+    "cannot_attack": pgettext_lazy("zone condition", "cannot attack"),
+    "moves_randomly": pgettext_lazy("zone condition", "moves at random"),
+    "writhing": pgettext_lazy("zone condition", "writhing"),
+    "defends_front_only": pgettext_lazy("zone condition", "defends only to the front"),
+    "flightless_forever": pgettext_lazy("zone condition", "never flies again"),
+    "maimed": pgettext_lazy("zone condition", "maimed"),
+}
+
+CAUSES = {
+    "head_destroyed": pgettext_lazy("death cause", "head destroyed"),
+    "chest_destroyed": pgettext_lazy("death cause", "chest destroyed"),
+    "body_destroyed": pgettext_lazy("death cause", "body destroyed"),
+    "thorax_destroyed": pgettext_lazy("death cause", "thorax destroyed"),
+    "upper_body_destroyed": pgettext_lazy("death cause", "upper body destroyed"),
+    "total_damage": pgettext_lazy("death cause", "total damage"),
+    "two_limbs_lost": pgettext_lazy("death cause", "two limbs lost"),
+    "both_wings_destroyed": pgettext_lazy("death cause", "both wings destroyed"),
+    "both_legs_destroyed": pgettext_lazy("death cause", "both legs destroyed"),
+    "fin_lost": pgettext_lazy("death cause", "a fin lost"),
+    "tail_lost": pgettext_lazy("death cause", "the tail lost"),
+}
+
+
+def _label(table: dict[str, Any], key: str | None) -> str:
+    return str(table.get(key or "", key or ""))
+
+
+def _dice(roll: dict[str, Any] | None) -> str:
+    """The dice an effect rolled, as " (1d6: 4)" in the viewer's die letter."""
+    if not roll:
+        return ""
+    letter = dice.die_letter_for(get_language() or "en")
+    bias = roll.get("bias") or 0
+    spec = f"{roll['count']}{letter}{roll['sides']}" + (f"{bias:+d}" if bias else "")
+    return f" ({spec}: {', '.join(str(n) for n in roll['dice'])})"
+
+
+def effect_text(effect: dict[str, Any], body: str | None = None) -> str:
+    """One effect in a few words; "" for the damage itself, which the line's head says."""
+    kind = effect.get("kind")
+    zone = zone_label(effect.get("zone", ""), body)
+    amount = effect.get("amount") or 0
+    text = ""
+    if kind == "zone_lost":
+        text = _("the %(zone)s is lost") % {"zone": zone}
+    elif kind == "limb_severed":
+        text = _("bleeds 1 hp per round")
+    elif kind == "dex_lost":
+        text = ngettext("loses %(amount)s DEX", "loses %(amount)s DEX", amount) % {"amount": amount}
+    elif kind == "dex_halved":
+        text = _("DEX halved")
+    elif kind == "condition":
+        text = _label(CONDITIONS, effect.get("condition"))
+    elif kind == "dying" and amount:
+        text = ngettext(
+            "dies in %(amount)s round (%(cause)s)",
+            "dies in %(amount)s rounds (%(cause)s)",
+            amount,
+        ) % {"amount": amount, "cause": _label(CAUSES, effect.get("cause"))}
+    elif kind == "killed":
+        text = _("killed: %(cause)s") % {"cause": _label(CAUSES, effect.get("cause"))}
+    elif kind == "writhing":
+        text = ngettext("writhes for %(amount)s round", "writhes for %(amount)s rounds", amount) % {
+            "amount": amount
+        }
+    elif kind == "wound_will_heal":
+        text = _("the wound will heal")
+    elif kind == "bled":
+        text = ngettext("bleeds %(amount)s hp", "bleeds %(amount)s hp", amount) % {"amount": amount}
+    elif kind == "wound_treated":
+        text = _("the wound of the %(zone)s is treated") % {"zone": zone}
+    elif kind == "healed":
+        text = ngettext(
+            "the %(zone)s heals %(amount)s point", "the %(zone)s heals %(amount)s points", amount
+        ) % {"zone": zone, "amount": amount}
+    return text + _dice(effect.get("roll")) if text else ""
+
+
+def effects_text(effects: list[dict[str, Any]], body: str | None = None) -> str:
+    """Every effect of one hit or one round, in order, as one list of clauses."""
+    return "; ".join(t for t in (effect_text(e, body) for e in effects) if t)
