@@ -41,3 +41,37 @@ def test_a_zone_is_named_with_its_state_for_screen_readers(phone):
     expect(
         page.locator("#humanoid figure.body-diagram").get_by_role("img", name="левая рука: без ран")
     ).to_have_count(1)
+
+
+def test_tapping_a_zone_opens_its_panel(phone):
+    """A zone of the SVG and its button in the list beneath both ask htmx for the zone's URL
+    and put the answer in the action panel, as the other action buttons do."""
+    from django.template import Context, Template
+
+    from rules.hit_location import body_plan
+
+    diagram = Template("{% load bodies %}{% body_diagram plan None tap_url='/tap/?actor=1' %}")
+    html = diagram.render(Context({"plan": body_plan("humanoid")}))
+    page = phone(width=360, height=740)
+    page.route(
+        "**/tap/**",
+        lambda route: route.fulfill(
+            content_type="text/html",
+            body=f"<p class='tapped'>{route.request.url.split('?')[1]}</p>",
+        ),
+    )
+    page.goto("/hit-locations/")
+    page.evaluate(
+        """html => {
+            const main = document.querySelector('main');
+            const added = '<div id="panel"></div><div id="tap">' + html + '</div>';
+            main.insertAdjacentHTML('afterbegin', added);
+            htmx.process(document.getElementById('tap'));
+        }""",
+        html,
+    )
+    page.locator('#tap svg path[data-zone="left_arm"]').click()
+    expect(page.locator("#panel .tapped")).to_have_text("actor=1&zone=left_arm")
+    page.locator("#tap .zone-list").get_by_role("link", name="head").click()
+    expect(page.locator("#panel .tapped")).to_have_text("actor=1&zone=head")
+    assert page.url.endswith("/hit-locations/"), "an htmx swap, not a page load"
