@@ -194,6 +194,11 @@ VARIANTS: dict[str, Promise] = {
     "wings_folded": pgettext_lazy("body variant", "wings folded"),
     "two_legs": pgettext_lazy("body variant", "two legs"),
     "four_legs": pgettext_lazy("body variant", "four legs"),
+    "six_legs": pgettext_lazy("body variant", "six legs"),
+    "eight_legs": pgettext_lazy("body variant", "eight legs"),
+    "ten_legs": pgettext_lazy("body variant", "ten legs"),
+    "four_wings": pgettext_lazy("body variant", "four wings"),
+    "six_wings": pgettext_lazy("body variant", "six wings"),
     "upright": pgettext_lazy("body variant", "upright"),
     "coiled": pgettext_lazy("body variant", "coiled"),
 }
