@@ -16,14 +16,16 @@ answer, and the fragment caches (touched by that thread only) need no lock.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from channels.db import DatabaseSyncToAsync, database_sync_to_async
+from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
+from django.db import InterfaceError, OperationalError, connection
 
 from .live import Audience, State, View, build_views
 from .models import Encounter
@@ -36,6 +38,7 @@ CHECK_SECONDS = 1.0
 # up and reconnects within it costs no load and no render.
 LINGER_SECONDS = 30.0
 
+# Renders, and the few reads the hub makes itself, on one thread with one database connection.
 RENDER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fray-live")
 
 
@@ -72,6 +75,7 @@ class TableHub:
     stopping: asyncio.Task[None] | None = None
     delivering: asyncio.Task[None] | None = None
     built_seq: int = -1  # the newest number rendered for this hub, on whichever thread
+    claimed: int = -1  # the newest number a request renders for this hub (``claim_render``)
     # Audiences a socket asked for before it joined (its first view, on connect).
     asked: set[Audience] = field(default_factory=set)
 
@@ -107,10 +111,19 @@ class TableHub:
 
     def changed(self, seq: int) -> None:
         """Encounter's number ``seq`` was committed: bring every socket to it. A lingering
-        hub with no socket only notes it, and renders when a socket comes back."""
+        hub with no socket only notes it, and renders when a socket comes back; a change the
+        request that made it renders here (``claim_render``) is left to that request."""
         self.wanted = max(self.wanted, seq)
+        if seq <= self.claimed:
+            return
         if self.sockets and (self.state is None or self.state.seq < self.wanted):
             self._kick()
+
+    def unclaim(self, seq: int) -> None:
+        """The request that claimed ``seq`` could not render it: the hub does."""
+        if self.claimed == seq:
+            self.claimed = -1
+        self.changed(seq)
 
     # --- rendering and delivering -----------------------------------------------------
 
@@ -196,7 +209,7 @@ class TableHub:
         loop = asyncio.get_running_loop()
         if loop.time() - self.checked_at >= CHECK_SECONDS:
             self.checked_at = loop.time()
-            seq = await database_sync_to_async(_seq_of)(self.encounter_id)
+            seq = await render_in_thread(_seq_of)(self.encounter_id)
             if seq is None:
                 self.gone = True
             elif self.state is None or seq > self.state.seq:
@@ -260,32 +273,55 @@ def _build(hub: TableHub, audiences: set[Audience]) -> tuple[State, dict[Audienc
         return built
 
 
-def render_here(encounter_id: int, seq: int) -> None:
-    """In the thread that has just committed a change: render it for this process's
-    sockets on the encounter, and hand the views to its hub to send.
-
-    The change then goes out as soon as it is rendered, while the request goes on to draw
-    its own answer, instead of after the announcement's trip through the channel layer and
-    a turn on the render thread. Other processes hear the announcement as before; this
-    one's hub finds its views current by then. Never fails the request: on any error the
-    announcement brings the change as it would without this."""
+def claim_render(encounter_id: int, seq: int) -> TableHub | None:
+    """In the thread that has just committed change ``seq``: whether it renders the change
+    for this process's sockets (``render_here``), said to the hub before the announcement
+    goes out, so the hub does not render it again when the announcement comes back."""
     hub = HUBS.get(encounter_id)
     loop = hub.loop if hub is not None else None
     if hub is None or loop is None or loop.is_closed() or not hub.sockets:
-        return
+        return None
     if hub.built_seq >= seq:  # a change of the same commit, rendered with the first
-        return
+        return None
+    hub.claimed = max(hub.claimed, seq)
+    return hub
+
+
+def render_here(hub: TableHub, seq: int) -> None:
+    """In the thread that has just committed a change (and claimed it): render it for this
+    process's sockets on the encounter, and hand the views to its hub to send.
+
+    The change then goes out as soon as it is rendered, while the request goes on to draw
+    its own answer, instead of after the announcement's trip through the channel layer and
+    a turn on the render thread. Never fails the request: on any error the hub renders the
+    change itself, as it would any other process's."""
+    loop = hub.loop
     try:
         audiences = {socket.audience for socket in list(hub.sockets)}
         built = _build(hub, audiences)
-        loop.call_soon_threadsafe(hub.adopt, built)
     except Exception:
-        logger.exception("live: rendering encounter %s where it changed", encounter_id)
+        logger.exception("live: rendering encounter %s where it changed", hub.encounter_id)
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody to tell
+            loop.call_soon_threadsafe(hub.unclaim, seq)
+        return
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(hub.adopt, built)
 
 
 def render_in_thread(func):
-    """``func`` run on the render thread, with Django's handling of stale connections."""
-    return DatabaseSyncToAsync(func, thread_sensitive=False, executor=RENDER_THREAD)
+    """``func`` run on the render thread, on a database connection of the thread's own that
+    stays open between renders (one per process; opening one for every render cost more
+    than the render's queries on PostgreSQL). A connection found broken (the database
+    restarted) is opened again, once; ``func`` only reads, so running it again is safe."""
+
+    def with_connection(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except (InterfaceError, OperationalError):
+            connection.close()
+            return func(*args, **kwargs)
+
+    return SyncToAsync(with_connection, thread_sensitive=False, executor=RENDER_THREAD)
 
 
 def _seq_of(encounter_id: int) -> int | None:
@@ -303,7 +339,7 @@ async def table_for(slug: str) -> TableHub | None:
     """The hub of the encounter ``slug`` names, listening (None: no such encounter)."""
     encounter_id = SLUGS.get(slug)
     if encounter_id is None:
-        encounter_id = await database_sync_to_async(_id_of)(slug)
+        encounter_id = await render_in_thread(_id_of)(slug)
         if encounter_id is None:
             return None
         if len(SLUGS) >= SLUGS_KEPT:

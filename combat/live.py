@@ -43,14 +43,18 @@ def announce(encounter: Encounter) -> None:
     group, seq, pk = encounter.group_name, encounter.seq, encounter.pk
 
     def send() -> None:
-        from .hub import render_here  # the hub builds on this module
+        from .hub import claim_render, render_here  # the hub builds on this module
 
-        render_here(pk, seq)
+        # Claimed before the announcement, rendered after it: other processes start on the
+        # change while this one renders it, and this one's hub leaves it to this thread.
+        claimed = claim_render(pk, seq)
         layer = get_channel_layer()
         if layer is not None:
             async_to_sync(layer.group_send)(
                 group, {"type": "encounter.changed", "seq": seq, "encounter": pk}
             )
+        if claimed is not None:
+            render_here(claimed, seq)
 
     transaction.on_commit(send)
 
@@ -153,6 +157,8 @@ class State:
                 c.pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.fled,
                 tuple((k.pk, k.kind, k.note, k.rounds_left) for k in running),
                 tuple((p.pk, p.category, p.amount, p.modifier) for p in waiting), c.seat_id,
+                # Hit locations (combat.zones): the body as the row draws it.
+                repr(c.zones) if self.encounter.hit_locations else None,
                 seat.name if seat else None,
             )  # fmt: skip
             if c.seat_id:
