@@ -7,6 +7,7 @@ import os
 from django.urls import include, path
 
 from .views import group, pages, rolls, rounds, table, zones_tables
+from .views import zones as zone_views
 
 encounter_patterns = [
     path("", pages.encounter, name="encounter"),
@@ -19,6 +20,7 @@ encounter_patterns = [
     path("combatants/<int:pk>/", table.combatant_edit, name="combatant_edit"),
     path("combatants/<int:pk>/delete/", table.combatant_delete, name="combatant_delete"),
     path("combatants/<int:pk>/hide/", table.combatant_toggle_hidden, name="combatant_hide"),
+    path("combatants/<int:pk>/zones/", zone_views.zone, name="zone"),
     path("seats/<int:pk>/remove/", table.seat_remove, name="seat_remove"),
     path("attack/", rolls.attack, name="attack"),
     path("save/", rolls.saving_throw, name="save"),

@@ -7,8 +7,13 @@ from typing import Any
 
 from django import template
 
+from rules.errors import RulesError
+from rules.hit_location import ZoneState
+
+from ..models import Combatant
 from ..zone_labels import zone_hit_label
 from ..zone_log import effects_text
+from ..zones import state_of
 
 register = template.Library()
 
@@ -22,3 +27,12 @@ def zone_effects(effects: list[dict[str, Any]] | None, body: str | None = None) 
 def zone_hit(zone: str, body: str | None = None) -> str:
     """Where a blow lands: "in the left arm", in the case the language needs there."""
     return zone_hit_label(zone, body)
+
+
+@register.filter
+def zone_state(combatant: Combatant) -> ZoneState | None:
+    """The combatant's zone state, None without one (or with one that no longer reads)."""
+    try:
+        return state_of(combatant)
+    except (ValueError, KeyError, TypeError, RulesError):
+        return None

@@ -17,7 +17,7 @@ from django.test import Client
 from django.urls import reverse
 
 from combat import zones
-from combat.models import Encounter, LogEntry
+from combat.models import Combatant, Encounter, LogEntry
 from rules import hit_location as hl
 
 from .conftest import character, form_values, monster
@@ -194,3 +194,198 @@ def test_the_odds_before_the_roll_give_each_zone_exactly(table):
     chances = dict(re.findall(r'<li data-zone="(\w+)">[^<]*?([\d.]+)%</li>', html))
     assert chances == {"head": "25", "chest": "75"}
     assert "40 N" in html
+
+
+# --- undo ---------------------------------------------------------------------------------------
+
+
+def test_undo_restores_the_zone_and_the_hit_points_and_brings_back_the_dead(table):
+    encounter, referee, _player, bara, goblin = table
+    before = dict(bara.zones)
+    # 2 in the head (d100 5) then 4 more: the head (3) is destroyed and Bára dies at once.
+    _attack(referee, encounter, goblin, bara, location=5, damage_dice=2)
+    _attack(referee, encounter, goblin, bara, location=5, damage_dice=4)
+    bara.refresh_from_db()
+    assert bara.dead and zones.state_of(bara).dead
+    second, first = LogEntry.objects.filter(encounter=encounter, kind="attack")
+    assert "killed" in [e["kind"] for e in second.data["zone_effects"]]
+    referee.post(_url("undo", encounter, second.seq))
+    bara.refresh_from_db()
+    assert bara.hp == 18 and not zones.state_of(bara).dead
+    assert zones.state_of(bara).damage_to("head") == 2
+    referee.post(_url("undo", encounter, first.seq))
+    bara.refresh_from_db()
+    assert bara.hp == 20 and bara.zones == before
+
+
+def test_an_older_entry_undone_takes_back_only_its_own_part(table):
+    encounter, referee, _player, bara, goblin = table
+    _attack(referee, encounter, goblin, bara, location=65, damage_dice=2)  # left arm 2
+    _attack(referee, encounter, goblin, bara, location=95, damage_dice=3)  # right leg 3
+    first = LogEntry.objects.filter(encounter=encounter, kind="attack").order_by("seq").first()
+    referee.post(_url("undo", encounter, first.seq))
+    bara.refresh_from_db()
+    state = zones.state_of(bara)
+    assert state.damage_to("left_arm") == 0 and state.damage_to("right_leg") == 3
+    assert bara.hp == 17
+
+
+# --- the round's end -----------------------------------------------------------------------------
+
+
+def _end_round(referee: Client, encounter: Encounter) -> None:
+    page = referee.get(_url("encounter", encounter)).content.decode()
+    at = re.search(r'name="at" value="([^"]+)"', page).group(1)
+    response = _post(referee, "advance", encounter, {"at": at}, "round")
+    assert response.status_code == 200
+
+
+def test_a_severed_limb_bleeds_once_at_the_rounds_end_and_undo_stops_it(table):
+    encounter, referee, player, bara, goblin = table
+    _attack(referee, encounter, goblin, bara, location=65)  # the left arm, severed: 16 hp
+    _post(
+        referee,
+        "fight",
+        encounter,
+        form_values(
+            referee.get(_url("fight", encounter), **HTMX).content.decode(), _url("fight", encounter)
+        ),
+    )
+    _end_round(referee, encounter)
+    bara.refresh_from_db()
+    assert bara.hp == 15 and zones.state_of(bara).bleed_loss == 1
+    entry = LogEntry.objects.filter(encounter=encounter, kind="turn").get()
+    assert entry.data["zones"][0]["effects"] == [{"kind": "bled", "amount": 1}]
+    html = re.sub(r"\s+", " ", player.get(_url("encounter", encounter)).content.decode())
+    assert "Bára: bleeds 1 hp" in html
+    referee.post(_url("undo", encounter, entry.seq))
+    bara.refresh_from_db()
+    encounter.refresh_from_db()
+    assert bara.hp == 16 and zones.state_of(bara).bleed_loss == 0 and encounter.round == 1
+
+
+def test_a_treated_wound_bleeds_no_more(table):
+    encounter, referee, _player, bara, goblin = table
+    _attack(referee, encounter, goblin, bara, location=65)
+    response = _post(referee, "zone", encounter, {"action": "treat", "zone": "left_arm"}, bara.pk)
+    assert response.status_code == 200
+    assert "the wound of the left arm is treated" in response.content.decode()
+    assert zones.state_of(Combatant.objects.get(pk=bara.pk)).bleeding == frozenset()
+
+
+# --- the referee's hand on a body -------------------------------------------------------------
+
+
+def test_the_referee_damages_a_zone_directly_and_it_is_logged_and_undone(table):
+    encounter, referee, _player, bara, _goblin = table
+    html = referee.get(_url("zone", encounter, bara.pk) + "?zone=right_leg", **HTMX).content
+    values = form_values(html.decode(), _url("zone", encounter, bara.pk))
+    assert values["zone"] == "right_leg"
+    values |= {"amount": "6", "label": "a fall"}
+    response = _post(referee, "zone", encounter, values, bara.pk)
+    text = re.sub(r"\s+", " ", response.content.decode())
+    assert "Bára: 6 damage to the right leg (a fall) — the right leg is lost; bleeds 1 hp" in text
+    assert "loses 1 DEX" in text  # 6 in a 5-point leg: one over its maximum
+    bara.refresh_from_db()
+    assert bara.hp == 14
+    entry = LogEntry.objects.get(encounter=encounter, kind="zone")
+    referee.post(_url("undo", encounter, entry.seq))
+    bara.refresh_from_db()
+    assert bara.hp == 20 and zones.state_of(bara).damage_to("right_leg") == 0
+
+
+def test_a_zone_heals_and_the_hit_points_with_it(table):
+    encounter, referee, _player, bara, _goblin = table
+    _post(referee, "zone", encounter, {"action": "damage", "zone": "chest", "amount": "5"}, bara.pk)
+    _post(referee, "zone", encounter, {"action": "heal", "zone": "chest", "amount": "3"}, bara.pk)
+    bara.refresh_from_db()
+    assert bara.hp == 18 and zones.state_of(bara).damage_to("chest") == 2
+
+
+def test_players_cannot_touch_a_body(table, other_player):
+    encounter, _referee, player, bara, _goblin = table
+    for client in (player, other_player):
+        values = {"action": "damage", "zone": "head", "amount": "9"}
+        assert _post(client, "zone", encounter, values, bara.pk).status_code == 403
+        assert client.get(_url("zone", encounter, bara.pk)).status_code == 403
+    bara.refresh_from_db()
+    assert bara.hp == 20 and zones.state_of(bara).damage_to("head") == 0
+
+
+def test_the_zone_panel_is_not_found_without_hit_locations(encounter, referee, fighter):
+    assert referee.get(_url("zone", encounter, fighter.pk)).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"action": "damage", "zone": "nose", "amount": "3"},
+        {"action": "damage", "zone": "left_wing", "amount": "3"},  # not on Bára's body
+        {"action": "damage", "zone": "head", "amount": "-2"},
+        {"action": "damage", "zone": "head", "amount": "lots"},
+        {"action": "damage", "zone": "head"},
+        {"action": "heal", "zone": "head", "amount": "99999999999999999999"},
+        {"action": "explode", "zone": "head", "amount": "1"},
+        {"action": "treat", "zone": "head"},  # nothing bleeds there
+        {"action": "damage", "zone": "head\x00", "amount": "1"},
+    ],
+)
+def test_bad_zone_input_is_a_form_error_and_changes_nothing(table, values):
+    encounter, referee, _player, bara, _goblin = table
+    before = (bara.hp, dict(bara.zones))
+    response = _post(referee, "zone", encounter, values, bara.pk)
+    assert response.status_code == 200
+    assert 'class="errors"' in response.content.decode()
+    bara.refresh_from_db()
+    assert (bara.hp, bara.zones) == before
+    assert not LogEntry.objects.filter(encounter=encounter, kind="zone").exists()
+
+
+@pytest.mark.parametrize("location", ["0", "101", "ten", "-5", "1.5"])
+def test_a_bad_location_die_is_a_form_error_and_changes_nothing(table, location):
+    encounter, referee, _player, bara, goblin = table
+    response = _attack(referee, encounter, goblin, bara, location=location)
+    assert response.status_code == 200
+    assert 'class="errors"' in response.content.decode()
+    bara.refresh_from_db()
+    assert bara.hp == 20
+    assert not LogEntry.objects.filter(encounter=encounter, kind="attack").exists()
+
+
+def test_a_players_attack_form_prefills_and_remembers_height_and_weapon(table):
+    encounter, _referee, player, bara, goblin = table
+    html = player.get(_url("attack", encounter) + f"?actor={bara.pk}", **HTMX).content.decode()
+    values = form_values(html, _url("attack", encounter))
+    assert Decimal(values["attacker_ft"]) == 6 and Decimal(values["weapon_ft"]) == 0
+    values |= {"weapon_ft": "4", "natural": "1", "target": str(goblin.pk)}  # a miss
+    assert player.post(_url("attack", encounter), values, **HTMX).status_code == 200
+    bara.refresh_from_db()
+    assert bara.weapon_ft == 4
+
+
+# --- who sees what ---------------------------------------------------------------------------
+
+
+def _row(html: str, combatant) -> str:
+    match = re.search(
+        rf'<li class="combatant[^"]*" id="combatant-{combatant.pk}">.*?</li>', html, re.S
+    )
+    return match.group(0) if match else ""
+
+
+def test_players_see_their_own_body_with_numbers_and_foes_bodies_without(table, encounter):
+    encounter, referee, player, bara, goblin = table
+    lurker = monster(encounter, "Lurking wight", hidden=True, hp_max=13, hp=13)
+    _post(
+        referee, "zone", encounter, {"action": "damage", "zone": "head", "amount": "1"}, lurker.pk
+    )
+    page = player.get(_url("encounter", encounter)).content.decode()
+    own, foe = _row(page, bara), _row(page, goblin)
+    assert "body-diagram" in own and "body-diagram" in foe
+    assert "head: 3 of 3 hit points" in own  # the zones' numbers
+    assert "hit point" not in foe.split("body-diagram", 1)[1]
+    assert f"combatant-{lurker.pk}" not in page and "Lurking wight" not in page
+    referee_page = referee.get(_url("encounter", encounter)).content.decode()
+    assert "body-diagram" in _row(referee_page, lurker)
+    assert "Body zones" in _row(referee_page, bara)
+    assert "Body zones" not in _row(page, bara)

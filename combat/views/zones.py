@@ -1,0 +1,85 @@
+"""The referee's hand on a body: damage to a zone, a wound treated, a zone healed
+(``combat.zones``), from the zone panel a combatant's row opens."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_http_methods
+
+from rules.errors import RulesError
+
+from .. import actions, zones
+from ..access import Viewer, referee_for
+from ..errors import Refused, message_for
+from ..models import Combatant
+from ..zone_forms import ZoneForm
+from .common import panel_reply
+
+
+def _combatant(viewer: Viewer, pk: int) -> Combatant:
+    """One of this encounter's combatants, when it plays hit locations (else: not found)."""
+    if not viewer.encounter.hit_locations:
+        raise Http404
+    return get_object_or_404(Combatant, pk=pk, encounter=viewer.encounter)
+
+
+def _panel(
+    request: HttpRequest, viewer: Viewer, combatant: Combatant, form: ZoneForm, **extra
+) -> HttpResponse:
+    return panel_reply(
+        request,
+        viewer,
+        "zone",
+        form=form,
+        zone_combatant=combatant,
+        zone_state=zones.state_of(combatant),
+        **extra,
+    )
+
+
+def _act(viewer: Viewer, form: ZoneForm):
+    data, combatant = form.cleaned_data, form.combatant
+    once = data["once"]
+    if data["action"] == "treat":
+        return zones.treat(viewer, combatant=combatant, zone=data["zone"], once=once)
+    if data["action"] == "heal":
+        return zones.heal(
+            viewer, combatant=combatant, zone=data["zone"], amount=data["amount"], once=once
+        )
+    return zones.damage_zone(
+        viewer,
+        combatant=combatant,
+        zone=data["zone"],
+        amount=data["amount"],
+        label=data["label"],
+        once=once,
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def zone(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    viewer = referee_for(request, slug)
+    combatant = _combatant(viewer, pk)
+    if request.method == "GET":
+        wanted = {key: request.GET[key] for key in ("zone", "action") if key in request.GET}
+        form = ZoneForm(viewer=viewer, combatant=combatant, initial=wanted)
+        return _panel(request, viewer, combatant, form)
+    form = ZoneForm(request.POST, viewer=viewer, combatant=combatant)
+    done, entry = actions.first_result(viewer, request.POST.get("once", ""))
+    if not done:
+        if not form.is_valid():
+            return _panel(request, viewer, combatant, form)
+        try:
+            entry = _act(viewer, form)
+        except (RulesError, Refused) as error:
+            form.add_error(None, message_for(error))
+            return _panel(request, viewer, combatant, form)
+        except actions.Repeated as repeated:
+            entry = actions.first_result(viewer, repeated.key)[1]
+    fresh_viewer = dataclasses.replace(viewer)
+    combatant.refresh_from_db()
+    fresh = ZoneForm(viewer=fresh_viewer, combatant=combatant, initial=form.kept_values())
+    return _panel(request, fresh_viewer, combatant, fresh, done=True, result=entry)
