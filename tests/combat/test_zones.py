@@ -389,3 +389,130 @@ def test_players_see_their_own_body_with_numbers_and_foes_bodies_without(table, 
     assert "body-diagram" in _row(referee_page, lurker)
     assert "Body zones" in _row(referee_page, bara)
     assert "Body zones" not in _row(page, bara)
+
+
+# --- bodies chosen in the forms ------------------------------------------------------------------
+
+
+def test_the_combatant_form_asks_for_a_body_only_with_hit_locations(encounter, referee):
+    html = referee.get(_url("combatant_new", encounter), **HTMX).content.decode()
+    assert 'name="body"' not in html
+    _turn_on(referee, encounter)
+    html = referee.get(_url("combatant_new", encounter), **HTMX).content.decode()
+    values = form_values(html, _url("combatant_new", encounter))
+    assert values["body"] == "humanoid"
+    values |= {
+        "name": "Wyvern",
+        "ac": "3",
+        "hp_max": "30",
+        "hit_dice": "7",
+        "body": "reptile",
+        "wings": "2",
+        "legs": "2",
+        "height_ft": "",
+    }
+    assert _post(referee, "combatant_new", encounter, values).status_code == 200
+    wyvern = Combatant.objects.get(name="Wyvern")
+    assert (wyvern.body, wyvern.wings, wyvern.legs, wyvern.height_ft) == ("reptile", 2, 2, 6)
+    state = zones.state_of(wyvern)
+    assert hl.Zone.LEFT_WING in state.plan.zone_keys
+    assert hl.Zone.LEFT_FORELEG not in state.plan.zone_keys  # a biped: hind legs only
+    assert state.max_hp == 30
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"body": "snake", "wings": "2"}, "wings"),
+        ({"body": "fish", "tail": "on"}, "tail"),
+        ({"body": "reptile", "legs": "6"}, "legs"),
+        ({"body": "humanoid", "height_ft": "0"}, "height_ft"),
+        ({"body": "humanoid", "height_ft": "tall"}, "height_ft"),
+        ({"body": "dragon"}, "body"),
+    ],
+)
+def test_a_body_the_rules_do_not_know_is_a_form_error(encounter, referee, body, field):
+    _turn_on(referee, encounter)
+    values = {"name": "Thing", "side": "foes", "kind": "monster", "ac": "5", "hp_max": "9"}
+    values |= {"hit_dice": "2", "wings": "0", "body": "humanoid"} | body
+    response = _post(referee, "combatant_new", encounter, values)
+    assert response.status_code == 200
+    assert re.search(rf'name="{field}"[^>]*aria-invalid="true"', response.content.decode())
+    assert not Combatant.objects.filter(name="Thing").exists()
+
+
+def test_quick_add_gives_every_monster_the_body_chosen(encounter, referee):
+    _turn_on(referee, encounter)
+    values = {"count": "2", "name": "Giant ant", "ac": "3", "hit_dice": "4", "side": "foes"}
+    values |= {"body": "insectoid", "wings": "0", "legs": "6", "height_ft": "2.5"}
+    assert _post(referee, "quick_add", encounter, values).status_code == 200
+    ants = Combatant.objects.filter(name__startswith="Giant ant")
+    assert ants.count() == 2
+    for ant in ants:
+        state = zones.state_of(ant)
+        assert state.plan.body is hl.BodyType.INSECTOID and state.max_hp == ant.hp_max
+        assert ant.height_ft == Decimal("2.5")
+
+
+def test_a_body_changed_in_the_edit_form_gets_its_zones_anew(table):
+    encounter, referee, _player, _bara, goblin = table
+    url = _url("combatant_edit", encounter, goblin.pk)
+    values = form_values(referee.get(url, **HTMX).content.decode(), url)
+    values |= {"body": "humanoid", "tail": "on"}
+    assert _post(referee, "combatant_edit", encounter, values, goblin.pk).status_code == 200
+    goblin.refresh_from_db()
+    assert hl.Zone.TAIL in zones.state_of(goblin).plan.zone_keys
+
+
+# --- live rows -----------------------------------------------------------------------------------
+
+
+def test_a_live_row_changes_when_only_its_zones_change(table):
+    from combat.live import State
+
+    encounter, referee, _player, bara, _goblin = table
+    before = State.load(encounter.pk, referee=True, players=True).shown[bara.pk]
+    # A reptile's tail is not cumulative: its hit points stay while the zone changes.
+    bara.body = "reptile"
+    bara.save()
+    zones.sync(bara, encounter)
+    middle = State.load(encounter.pk, referee=True, players=True).shown[bara.pk]
+    _post(referee, "zone", encounter, {"action": "damage", "zone": "tail", "amount": "1"}, bara.pk)
+    bara.refresh_from_db()
+    assert bara.hp == 20
+    after = State.load(encounter.pk, referee=True, players=True).shown[bara.pk]
+    assert len({before, middle, after}) == 3
+
+
+# --- undo as a property --------------------------------------------------------------------------
+
+
+def test_any_sequence_of_zone_damage_undone_in_turn_returns_the_body_to_where_it_began():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    options = {"body": "humanoid", "tail": True, "wings": True}
+    plan = zones._plan(options)
+    keys = [z.value for z in plan.zone_keys]
+
+    @settings(max_examples=60, deadline=None)
+    @given(
+        st.lists(st.tuples(st.sampled_from(keys), st.integers(0, 30)), max_size=8),
+        st.randoms(use_true_random=False),
+        st.data(),
+    )
+    def check(hits, rng, data):
+        first = zones.to_dict(hl.new_zone_state(plan, 40), options)
+        current, changes = first, []
+        for zone, amount in hits:
+            state, _ = hl.apply_zone_damage(zones.from_dict(current), zone, amount, rng=rng)
+            if data.draw(st.booleans()):
+                state, _ = hl.end_round(state, rng=rng)
+            after = zones.to_dict(state, options)
+            changes.append((current, after))
+            current = after
+        for before, after in reversed(changes):
+            current = zones.revert(current, before, after)
+        assert current == first
+
+    check()
