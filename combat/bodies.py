@@ -15,14 +15,25 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from django.utils.translation import gettext, ngettext, pgettext
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+from django.utils.translation import get_language, gettext, ngettext, pgettext
 
 from rules.hit_location import BodyPlan, BodyType, Direction, Side, Zone, ZoneSpec, ZoneState
 from rules.templatetags.fray import percent
 
 from .zone_labels import ZONE_STATES, body_label, zone_label
 
-__all__ = ["Diagram", "DrawnZone", "Layout", "Shape", "diagram", "layout_for", "zone_state_key"]
+__all__ = [
+    "Diagram",
+    "DrawnZone",
+    "Layout",
+    "Shape",
+    "diagram",
+    "layout_for",
+    "render_diagram",
+    "zone_state_key",
+]
 
 
 @dataclass(frozen=True)
@@ -390,3 +401,34 @@ def diagram(
         dead=bool(state and state.dead),
         odds=odds is not None,
     )
+
+
+# Rendered diagrams by everything they depend on. A change re-renders every row for every
+# audience, while a body's diagram changes only when that body is hurt: most are drawn as
+# before. Bounded, and emptied when full (a fight has a few dozen bodies, a few states each).
+_RENDERED: dict[tuple[object, ...], SafeString] = {}
+_RENDERED_MAX = 2048
+
+
+def render_diagram(
+    plan: BodyPlan,
+    state: ZoneState | None = None,
+    *,
+    numbers: bool = True,
+    odds: Mapping[Zone | str, Fraction] | None = None,
+    tap_url: str | None = None,
+) -> SafeString:
+    """The diagram as HTML (``templates/combat/_body.html``): see :func:`diagram`; with a
+    ``tap_url``, each zone links to ``tap_url?zone=<zone>`` (``&zone=`` after a query)."""
+    tap = f"{tap_url}{'&' if '?' in tap_url else '?'}zone=" if tap_url else ""
+    drawn = None if state is None else (state.plan, state.damage, state.zone_max, state.dead)
+    chances = None if odds is None else frozenset((_odds_key(z), c) for z, c in odds.items())
+    key = (plan, drawn, bool(numbers), chances, tap, get_language())
+    html = _RENDERED.get(key)
+    if html is None:
+        found = diagram(plan, state, numbers=numbers, odds=odds)
+        html = render_to_string("combat/_body.html", {"d": found, "tap": tap})
+        if len(_RENDERED) >= _RENDERED_MAX:
+            _RENDERED.clear()
+        _RENDERED[key] = html
+    return html

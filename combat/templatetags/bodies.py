@@ -5,34 +5,31 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
 
 from django import template
+from django.utils.safestring import SafeString
 
 from rules.hit_location import BodyPlan, Zone, ZoneState
 
 from .. import zone_labels
-from ..bodies import diagram
+from ..bodies import render_diagram
 
 register = template.Library()
 
 
-@register.inclusion_tag("combat/_body.html")
+@register.simple_tag
 def body_diagram(
     plan: BodyPlan,
     state: ZoneState | None = None,
     numbers: bool = True,
     odds: Mapping[Zone | str, Fraction] | None = None,
     tap_url: str | None = None,
-) -> dict[str, Any]:
+) -> SafeString:
     """The diagram of ``plan`` in ``state`` (None: unhurt). ``numbers``: hit-point figures are
     shown (never when False, not even to screen readers). ``odds``: each zone's chance of a
     hit, drawn on it. ``tap_url``: each zone opens ``tap_url?zone=<zone>`` in the action panel,
     with a list of the zones beneath as larger targets."""
-    tap = ""
-    if tap_url:
-        tap = f"{tap_url}{'&' if '?' in tap_url else '?'}zone="
-    return {"d": diagram(plan, state, numbers=numbers, odds=odds), "tap": tap}
+    return render_diagram(plan, state, numbers=numbers, odds=odds, tap_url=tap_url)
 
 
 @register.filter

@@ -491,3 +491,19 @@ def test_the_height_matrix_on_the_page_is_the_engines():
         r = Fraction(step, 100)
         shown = [row.band for row in rows if _holds(row.ratio, r)]
         assert shown == [str(hl.height_band_for(r, 1).matrix_band)], r
+
+
+def test_a_diagram_drawn_before_is_drawn_anew_when_anything_it_shows_changes():
+    plan = hl.body_plan("humanoid")
+    unhurt = render(plan, hl.new_zone_state(plan, 40))
+    hurt_arm = render(plan, hurt(plan, left_arm=3))
+    assert unhurt != hurt_arm and 'class="wounded"' in hurt_arm
+    assert render(plan, hurt(plan, left_arm=3)) == hurt_arm
+    assert render(plan, hurt(plan, left_arm=3), numbers=False) != hurt_arm
+    assert render(plan, hl.new_zone_state(plan, 41)) != unhurt  # other zone maxima
+    with translation.override("cs"):
+        assert render(plan, hurt(plan, left_arm=3)) != hurt_arm
+    head = {Zone.HEAD: Fraction(1, 10)}
+    assert render(plan, None, odds=head) != render(plan, None, odds={"head": Fraction(1, 5)})
+    assert render(plan, None, odds=head) == render(plan, None, odds={"head": Fraction(1, 10)})
+    assert render(plan, None, tap_url="/a/") != render(plan, None, tap_url="/b/")
