@@ -516,3 +516,18 @@ def test_any_sequence_of_zone_damage_undone_in_turn_returns_the_body_to_where_it
         assert current == first
 
     check()
+
+
+def test_a_group_attack_lands_each_hit_in_a_zone_from_the_front(table):
+    encounter, referee, _player, bara, goblin = table
+    other = monster(encounter, "Goblin 2")
+    zones.sync(other, encounter)
+    data = {"attackers": [goblin.pk, other.pk], "target": bara.pk, "mode": "melee"}
+    data |= {"damage": "1d4", f"natural_{goblin.pk}": 18, f"natural_{other.pk}": 19}
+    data |= {f"damage_dice_{goblin.pk}": "1", f"damage_dice_{other.pk}": "1"}
+    assert _post(referee, "group_attack", encounter, data).status_code == 200
+    hits = LogEntry.objects.filter(encounter=encounter, kind="attack")
+    assert [e.data["location"]["direction"] for e in hits] == ["front", "front"]
+    bara.refresh_from_db()
+    state = zones.state_of(bara)
+    assert bara.hp == 18 and sum(state.damage) == 2
