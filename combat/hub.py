@@ -163,7 +163,7 @@ class TableHub:
         # the socket coming back is most likely one of them.
         audiences = {socket.audience for socket in self.sockets} | self.asked or set(self.views)
         self.asked = set()
-        built = await render_in_thread(_build)(self, audiences)
+        built = await render_in_thread(_build)(self, audiences, self.wanted)
         self._install(built)
 
     def _install(self, built: tuple[State, dict[Audience, View]] | None) -> bool:
@@ -265,9 +265,15 @@ class TableHub:
 RENDER_LOCK = threading.Lock()
 
 
-def _build(hub: TableHub, audiences: set[Audience]) -> tuple[State, dict[Audience, View]] | None:
+def _build(
+    hub: TableHub, audiences: set[Audience], at_least: int
+) -> tuple[State, dict[Audience, View]] | None:
+    """Every audience's view at number ``at_least`` or later: the state the hub has, when it
+    is that recent (a socket of a new audience connecting), else loaded anew."""
     with RENDER_LOCK:
-        built = build_views(hub.encounter_id, audiences, hub.views, hub.state)
+        state = hub.state
+        current = state is not None and state.seq >= at_least
+        built = build_views(hub.encounter_id, audiences, hub.views, state, current=current)
         if built is not None:
             hub.built_seq = max(hub.built_seq, built[0].seq)
         return built
@@ -298,7 +304,7 @@ def render_here(hub: TableHub, seq: int) -> None:
     loop = hub.loop
     try:
         audiences = {socket.audience for socket in list(hub.sockets)}
-        built = _build(hub, audiences)
+        built = _build(hub, audiences, seq)
     except Exception:
         logger.exception("live: rendering encounter %s where it changed", hub.encounter_id)
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody to tell

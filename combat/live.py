@@ -166,7 +166,12 @@ class State:
 
     @classmethod
     def load(
-        cls, encounter_id: int, *, referee: bool, players: bool, previous: State | None = None
+        cls,
+        encounter_id: int,
+        *,
+        referee: bool = True,
+        players: bool = True,
+        previous: State | None = None,
     ) -> State | None:
         """The encounter as it is now; with ``previous`` (an earlier state of it), the log
         is read as what changed since then only."""
@@ -627,28 +632,44 @@ def build_views(
     audiences: Iterable[Audience],
     previous: dict[Audience, View],
     state: State | None = None,
+    *,
+    current: bool = False,
 ) -> tuple[State, dict[Audience, View]] | None:
     """Load the encounter once (what changed since ``state``, where it can) and build every
     audience's view (None: it is gone). Players' views share one view per language (kept
-    under a seatless audience) for all they have in common; the referee's are their own."""
+    under a seatless audience) for all they have in common; the referee's are their own.
+
+    With ``current``, ``state`` is recent enough: only audiences without a view of it are
+    built, from it, with no query (sockets of new audiences connecting)."""
     audiences = list(audiences)
-    state = State.load(
-        encounter_id,
-        referee=any(a.referee for a in audiences),
-        players=any(not a.referee for a in audiences),
-        previous=state,
+    reuse = (
+        current
+        and state is not None
+        and state.referee_log is not None
+        and state.public_log is not None
     )
+    if not reuse:
+        # Both windows of the log, whoever is here now: one query reads them, and a socket
+        # of the other kind connecting next needs no load of its own.
+        state = State.load(encounter_id, referee=True, players=True, previous=state)
     if state is None:
         return None
     views: dict[Audience, View] = {}
+
+    def kept(audience: Audience) -> View | None:
+        view = previous.get(audience)
+        return view if reuse and view is not None and view.seq == state.seq else None
+
     for audience in audiences:
         if audience.referee:
-            views[audience] = build_view(state, audience, previous.get(audience))
+            views[audience] = kept(audience) or build_view(state, audience, previous.get(audience))
             continue
         common = Audience(referee=False, seat=None, language=audience.language)
         if common not in views:
-            views[common] = build_view(state, common, previous.get(common))
-        views[audience] = build_view(state, audience, previous.get(audience), shared=views[common])
+            views[common] = kept(common) or build_view(state, common, previous.get(common))
+        views[audience] = kept(audience) or build_view(
+            state, audience, previous.get(audience), shared=views[common]
+        )
     return state, views
 
 

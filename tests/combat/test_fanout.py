@@ -145,6 +145,33 @@ async def test_a_change_is_loaded_once_and_rendered_once_per_audience(table, mon
         await socket.disconnect()
 
 
+async def test_sockets_of_new_audiences_joining_a_current_table_cost_no_load(table, monkeypatch):
+    """A phone connecting to a table this process has loaded, at the latest number, gets
+    its first state from the loaded one: no query, its own view (a hidden foe stays
+    hidden), and the next change reaches it like everyone else."""
+    encounter, referee, players, _heroes, goblins = table
+    await sync_to_async(type(goblins[5]).objects.filter(pk=goblins[5].pk).update)(hidden=True)
+    await sync_to_async(_damage)(referee, encounter, goblins[0], 1)
+    await sync_to_async(encounter.refresh_from_db)()
+    referee_ws = await _open(referee, encounter.slug, seq=0, settle=False)
+    assert "Goblin 5" in await referee_ws.receive_from(timeout=5)
+    loads = count_loads(monkeypatch)
+    phones = []
+    for player, language in zip(players, ("cs", "uk", "en"), strict=True):
+        phone = await _open(player, encounter.slug, language, seq=0, settle=False)
+        first = await phone.receive_from(timeout=5)
+        assert _marker(first) == (encounter.seq, None)
+        assert "Goblin 0" in first and "Goblin 5" not in first
+        phones.append(phone)
+    assert loads == []
+    await sync_to_async(_damage)(referee, encounter, goblins[1], 1)
+    for socket in [referee_ws, *phones]:
+        assert f'id="combatant-{goblins[1].pk}"' in await socket.receive_from(timeout=5)
+    assert len(loads) == 1
+    for socket in [referee_ws, *phones]:
+        await socket.disconnect()
+
+
 async def test_a_change_that_is_no_seats_own_is_worked_out_once_for_all_players(table, monkeypatch):
     encounter, referee, players, heroes, goblins = table
     deltas = []
