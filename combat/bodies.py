@@ -32,6 +32,7 @@ __all__ = [
     "diagram",
     "layout_for",
     "render_diagram",
+    "state_mark",
     "zone_state_key",
 ]
 
@@ -255,7 +256,8 @@ _MARKS = {
 }
 
 
-def _mark(state: str, x: int, y: int) -> str:
+def state_mark(state: str, x: int, y: int) -> str:
+    """Path data of a state's mark centred at (x, y); "" for an unhurt zone."""
     template = _MARKS[state]
     return template.format(a=x - 3, b=x - 5, c=x - 4, d=y + 3, e=y - 4) if template else ""
 
@@ -386,7 +388,7 @@ def diagram(
             state=key,
             word=word,
             label=label,
-            mark=_mark(key, *marked_at),
+            mark=state_mark(key, *marked_at),
             text=text,
             text_y=shape.y + 4 if key != "unhurt" else shape.y,
             reachable=odds is None or bool(chance),

@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString
 from rules.hit_location import BodyPlan, Zone, ZoneState
 
 from .. import zone_labels
-from ..bodies import render_diagram
+from ..bodies import render_diagram, state_mark
 
 register = template.Library()
 
@@ -30,6 +30,15 @@ def body_diagram(
     hit, drawn on it. ``tap_url``: each zone opens ``tap_url?zone=<zone>`` in the action panel,
     with a list of the zones beneath as larger targets."""
     return render_diagram(plan, state, numbers=numbers, odds=odds, tap_url=tap_url)
+
+
+@register.simple_tag
+def zone_state_samples() -> list[dict[str, str]]:
+    """Each state a zone is drawn in, with its mark and word, for a legend."""
+    return [
+        {"state": key, "mark": state_mark(key, 8, 8), "word": str(word)}
+        for key, word in zone_labels.ZONE_STATES.items()
+    ]
 
 
 @register.filter

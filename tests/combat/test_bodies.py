@@ -507,3 +507,18 @@ def test_a_diagram_drawn_before_is_drawn_anew_when_anything_it_shows_changes():
     assert render(plan, None, odds=head) != render(plan, None, odds={"head": Fraction(1, 5)})
     assert render(plan, None, odds=head) == render(plan, None, odds={"head": Fraction(1, 10)})
     assert render(plan, None, tap_url="/a/") != render(plan, None, tap_url="/b/")
+
+
+def test_the_legend_shows_each_state_with_its_shade_and_mark():
+    with translation.override("en"):
+        root = parse(Template('{% include "combat/_body_legend.html" %}').render(Context()))
+    items = root.findall("li")
+    assert ["".join(item.itertext()).strip() for item in items] == [
+        "unhurt",
+        "wounded",
+        "badly wounded",
+        "lost",
+        "severed",
+    ]
+    marks = [len(item.findall(".//path")) for item in items]
+    assert marks == [1, 2, 2, 2, 2], "a swatch, and a mark but for the unhurt"
