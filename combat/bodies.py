@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from fractions import Fraction
 from functools import lru_cache
 
@@ -28,6 +29,7 @@ __all__ = [
     "Diagram",
     "DrawnZone",
     "Layout",
+    "Look",
     "Shape",
     "diagram",
     "layout_for",
@@ -236,29 +238,39 @@ def layout_for(plan: BodyPlan) -> Layout:
     return Layout(full.width, full.height, tuple(s for s in full.shapes if s[0] in wanted))
 
 
-def zone_state_key(damage: int, maximum: int, limb: bool) -> str:
-    """The share of a zone's points gone, as a word: the same halves as a combatant's health
+class Look(StrEnum):
+    """How a zone is drawn (its CSS class; its word is ``zone_labels.ZONE_STATES[look]``)."""
+
+    UNHURT = "unhurt"
+    WOUNDED = "wounded"
+    BADLY = "badly"
+    LOST = "lost"
+    SEVERED = "severed"
+
+
+def zone_state_key(damage: int, maximum: int, limb: bool) -> Look:
+    """The share of a zone's points gone: the same halves as a combatant's health
     (``Combatant.health``). A lost limb is severed."""
     if damage >= maximum:
-        return "severed" if limb else "lost"
+        return Look.SEVERED if limb else Look.LOST
     if damage <= 0:
-        return "unhurt"
-    return "wounded" if damage * 2 < maximum else "badly"
+        return Look.UNHURT
+    return Look.WOUNDED if damage * 2 < maximum else Look.BADLY
 
 
 # Marks that say the state without colour: one stroke, two strokes, a cross.
 _MARKS = {
-    "unhurt": "",
-    "wounded": "M{a} {d}l6-6",
-    "badly": "M{b} {d}l6-6m-2 6l6-6",
-    "lost": "M{c} {e}l8 8m0-8l-8 8",
-    "severed": "M{c} {e}l8 8m0-8l-8 8",
+    Look.UNHURT: "",
+    Look.WOUNDED: "M{a} {d}l6-6",
+    Look.BADLY: "M{b} {d}l6-6m-2 6l6-6",
+    Look.LOST: "M{c} {e}l8 8m0-8l-8 8",
+    Look.SEVERED: "M{c} {e}l8 8m0-8l-8 8",
 }
 
 
-def state_mark(state: str, x: int, y: int) -> str:
+def state_mark(state: Look | str, x: int, y: int) -> str:
     """Path data of a state's mark centred at (x, y); "" for an unhurt zone."""
-    template = _MARKS[state]
+    template = _MARKS[Look(state)]
     return template.format(a=x - 3, b=x - 5, c=x - 4, d=y + 3, e=y - 4) if template else ""
 
 
@@ -269,7 +281,7 @@ class DrawnZone:
     d: str
     x: int
     y: int
-    state: str
+    state: Look
     word: str  # the state, translated
     label: str  # the accessible name: zone, hit points (when shown), state
     mark: str  # path data of the state's mark, "" for unhurt
@@ -352,7 +364,7 @@ def diagram(
         index, spec = specs[zone]
         name = zone_label(zone, spec.body)
         if state is None:
-            key, damage, maximum = "unhurt", 0, 0
+            key, damage, maximum = Look.UNHURT, 0, 0
         else:
             damage, maximum = state.damage[index], state.zone_max[index]
             key = zone_state_key(damage, maximum, spec.limb)
@@ -390,7 +402,7 @@ def diagram(
             label=label,
             mark=state_mark(key, *marked_at),
             text=text,
-            text_y=shape.y + 4 if key != "unhurt" else shape.y,
+            text_y=shape.y if key is Look.UNHURT else shape.y + 4,
             reachable=odds is None or bool(chance),
             hp=hp,
         )
