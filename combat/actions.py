@@ -242,11 +242,16 @@ def attack(
     attacker_ft: Any = None,
     weapon_ft: Any = None,
     location: int | None = None,
+    special: str = "",
+    hold_round: int | None = None,
+    escape: int | None = None,
 ) -> LogEntry:
     attacker, target = _locked_pair(viewer, actor, target)
     _able(_alive(attacker))
     # Hit locations: where a hit lands (combat.zones); off, None and nothing changes.
     where = _where(viewer, attacker, direction, attacker_ft, weapon_ft, location)
+    if where is not None:
+        where["special"] = {"kind": special, "round": hold_round, "escape": escape}
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
     helpless = _helpless(target)
@@ -362,18 +367,14 @@ def _deal_damage(
     """Roll a hit's damage and take it from ``target``; the roll and whether it killed go
     into the entry's ``data``. Returns the effect an undo reverses. With ``where`` (hit
     locations), the location is rolled first and the damage lands in that zone."""
-    if where is not None:
-        from . import zones  # built on this module
-
-        data["location"] = zones.locate(where["encounter"], attacker, target, **where["roll"])
     dealt = ose.resolve_damage(
         damage, mode, strength=attacker.str_score, rng=RNG, entered=damage_dice
     )
     data["damage"] = _damage_data(dealt, damage_dice)
     if where is not None:
-        change = zones.hit_zone(where["encounter"], target, data["location"]["zone"], dealt.total)
-        data["zone_effects"], data["killed"] = change.effects, change.killed
-        return change.effect
+        from . import zones  # built on this module
+
+        return zones.land(where, attacker, target, damage, dealt.total, data)
     effect, data["killed"] = _hurt(target, dealt.total)
     return effect
 

@@ -106,3 +106,37 @@ def location_field() -> forms.IntegerField:
         max_value=100,
         help_text=_("Percentile dice: 00 is 100. Leave empty and the server rolls."),
     )
+
+
+SPECIAL_FIELDS = ("special", "hold_round", "escape")
+
+
+def special_attack_fields() -> dict[str, forms.Field]:
+    """A monster's special attacks (``rules.hit_location.SpecialAttack``)."""
+    return {
+        "special": forms.ChoiceField(
+            label=_("Special attack"),
+            required=False,
+            choices=[
+                ("", pgettext_lazy("special attack", "none")),
+                ("constriction", pgettext_lazy("special attack", "constriction")),
+                ("seize_and_tear", pgettext_lazy("special attack", "seize and tear (19+)")),
+                ("swallow", pgettext_lazy("special attack", "swallow (18+)")),
+            ],
+        ),
+        "hold_round": forms.IntegerField(
+            label=_("Round of the hold"),
+            required=False,
+            min_value=1,
+            max_value=1000,
+            initial=1,
+            help_text=_("Constriction: +3 damage after the first round."),
+        ),
+        "escape": forms.IntegerField(
+            label=_("Escape d100 rolled at the table"),
+            required=False,
+            min_value=1,
+            max_value=100,
+            help_text=_("Swallowed unless 10 or less (not for damage 6-24)."),
+        ),
+    }

@@ -573,7 +573,13 @@ class AttackForm(RollForm):
         self.without_dice_fields()
 
     # --- hit locations: the direction, heights and the location die ------------------------
-    LOCATION_FIELDS = ("direction", "attacker_ft", "weapon_ft", "location")
+    LOCATION_FIELDS = (
+        "direction",
+        "attacker_ft",
+        "weapon_ft",
+        "location",
+        *body_fields.SPECIAL_FIELDS,
+    )
 
     def _hit_location_fields(self) -> None:
         wanted = self.data.get("target") if self.is_bound else self.initial.get("target")
@@ -593,6 +599,9 @@ class AttackForm(RollForm):
         # Which attacker the heights were filled in for: another chosen since keeps its own.
         self.fields["measured"] = forms.CharField(widget=forms.HiddenInput, required=False)
         self.dice_fields = (*self.dice_fields, "location")
+        if any(c.kind == Kind.MONSTER for c in self.fields["actor"].offered):
+            self.fields.update(body_fields.special_attack_fields())
+            self.dice_fields = (*self.dice_fields, "escape")
         actor = None if self.is_bound else self.initial_actor()
         if actor is not None:
             self.initial.setdefault("attacker_ft", actor.height_ft)
@@ -633,6 +642,8 @@ class AttackForm(RollForm):
             self.add_error("damage", _("Give the damage dice to enter their results."))
         if "direction" in self.fields:
             self._clean_location(data)
+        if data.get("special") and data.get("actor") and data["actor"].kind != Kind.MONSTER:
+            self.add_error("special", _("Only monsters make special attacks."))
         return data
 
 

@@ -27,6 +27,7 @@ class LocationOdds:
     state: hl.ZoneState | None
     band: str
     zones: tuple[tuple[str, Fraction], ...]
+    special: tuple[str, Fraction] | None = None  # a monster's seize-and-tear or swallow
 
     @property
     def chances(self) -> dict[str, Fraction]:
@@ -122,8 +123,37 @@ def for_form(form: forms.Form) -> Odds | DiceOdds | None:
 def _attack(form: AttackForm, values: dict[str, Any]) -> Odds:
     odds = _hit(form, values)
     if form.viewer.encounter.hit_locations:
-        odds = dataclasses.replace(odds, location=_location(values))
+        location = _location(values)
+        if location is not None and values.get("special") in ("seize_and_tear", "swallow"):
+            special = (values["special"], _special(form, values))
+            location = dataclasses.replace(location, special=special)
+        odds = dataclasses.replace(odds, location=location)
     return odds
+
+
+def _special(form: AttackForm, values: dict[str, Any]) -> Fraction:
+    """The exact chance that the attack seizes and tears, or swallows, its target: the
+    natural d20s that trigger it and hit, and for a swallow the escape roll."""
+    attacker, target = values["actor"], values["target"]
+    modifiers = ose.attack_modifiers(
+        values["mode"],
+        strength=attacker.str_score,
+        dexterity=attacker.dex_score,
+        situational=values.get("modifier") or 0,
+    )
+
+    def hits(natural: int) -> bool:
+        return ose.resolve_attack(
+            thac0=attacker.thac0,
+            target_ac=target.ac,
+            method=form.viewer.encounter.attack_method,
+            modifiers=modifiers,
+            natural=natural,
+        ).hit
+
+    damage = values.get("damage")
+    allowed = damage is None or hl.swallow_escape_allowed(damage.minimum, damage.maximum)
+    return hl.special_attack_chance(values["special"], hits, escape_allowed=allowed)
 
 
 def _location(values: dict[str, Any]) -> LocationOdds | None:

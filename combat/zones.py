@@ -302,6 +302,59 @@ def locate(
     }
 
 
+SPECIALS = ("constriction", "seize_and_tear", "swallow")
+
+
+def land(
+    where: dict[str, Any],
+    attacker: Combatant,
+    target: Combatant,
+    damage: Any,
+    rolled: int,
+    data: dict[str, Any],
+) -> dict[str, Any]:
+    """A hit that lands (inside the attack's transaction): where (:func:`locate`), the damage
+    in that zone with its effects, and a monster's special attack: constriction adds 3 after a
+    hold's first round; seize-and-tear (natural 19+) kills; swallow (natural 18+) swallows,
+    unless the d100 escape roll is 10 or less and the monster's damage is not 6-24. Returns
+    the entry's effect; what happened goes into ``data``."""
+    encounter = where["encounter"]
+    data["location"] = locate(encounter, attacker, target, **where["roll"])
+    special = where.get("special") or {}
+    kind = special.get("kind") or ""
+    total = rolled
+    if kind == "constriction":
+        hold = hl.constriction_damage(special.get("round") or 1, rolled)
+        total = hold.total
+        data["special"] = {"kind": kind, "round": hold.round_number, "bonus": total - rolled}
+    data["zone_damage"] = total
+    change = hit_zone(encounter, target, data["location"]["zone"], total)
+    data["zone_effects"], data["killed"] = change.effects, change.killed
+    effect = change.effect
+    if kind in ("seize_and_tear", "swallow") and data.get("roll"):
+        escape = special.get("escape")
+        result = hl.resolve_special_attack(
+            kind,
+            True,
+            natural=data["roll"]["natural"],
+            rng=RNG,
+            escape_allowed=hl.swallow_escape_allowed(damage.minimum, damage.maximum),
+            escape_natural=escape,
+        )
+        data["special"] = {
+            "kind": kind,
+            "needed": result.needed,
+            "escape": result.escape_natural,
+            "escape_entered": escape is not None and result.escape_natural is not None,
+            "outcome": result.outcome.value,
+        }
+        if result.outcome is hl.SpecialOutcome.SEIZED_AND_TORN and target.hp > 0:
+            torn, _killed = _set_hp(target, min(target.hp, 0))
+            effect["hp"] += torn["hp"]
+            data["killed"] = True
+    return effect
+
+
 def _entry_data(combatant: Combatant, event: str, zone: str, change: Change) -> dict[str, Any]:
     return {
         "event": event,

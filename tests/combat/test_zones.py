@@ -531,3 +531,75 @@ def test_a_group_attack_lands_each_hit_in_a_zone_from_the_front(table):
     bara.refresh_from_db()
     state = zones.state_of(bara)
     assert bara.hp == 18 and sum(state.damage) == 2
+
+
+# --- a monster's special attacks ----------------------------------------------------------------
+
+
+def test_constriction_adds_3_after_the_holds_first_round(table):
+    encounter, referee, _player, bara, goblin = table
+    _attack(referee, encounter, goblin, bara, location=20, special="constriction", hold_round=3)
+    entry = LogEntry.objects.get(encounter=encounter, kind="attack")
+    assert entry.data["special"] == {"kind": "constriction", "round": 3, "bonus": 3}
+    bara.refresh_from_db()
+    assert bara.hp == 13 and zones.state_of(bara).damage_to("chest") == 7
+    html = re.sub(r"\s+", " ", referee.get(_url("encounter", encounter)).content.decode())
+    assert "in the chest (d100: 20): 7 damage" in html
+    assert "Constriction, round 3 of the hold: +3 damage" in html
+
+
+def test_seize_and_tear_on_a_natural_19_kills_and_undo_brings_back(table):
+    encounter, referee, _player, bara, goblin = table
+    _attack(referee, encounter, goblin, bara, natural=19, location=50, special="seize_and_tear")
+    bara.refresh_from_db()
+    assert bara.dead
+    entry = LogEntry.objects.get(encounter=encounter, kind="attack")
+    assert entry.data["special"]["outcome"] == "seized_and_torn" and entry.data["killed"]
+    referee.post(_url("undo", encounter, entry.seq))
+    bara.refresh_from_db()
+    assert bara.hp == 20 and sum(zones.state_of(bara).damage) == 0
+
+
+@pytest.mark.parametrize(
+    "damage, escape, outcome",
+    [("1d6", 7, "escaped"), ("1d6", 50, "swallowed"), ("6d4", 7, "swallowed")],
+)
+def test_swallow_on_a_natural_18_unless_the_escape_roll_saves(table, damage, escape, outcome):
+    encounter, referee, _player, bara, goblin = table
+    dice = "4" if damage == "1d6" else "1 1 1 1 1 1"
+    _attack(
+        referee, encounter, goblin, bara, natural=18, location=50, special="swallow",
+        damage=damage, damage_dice=dice, escape=escape,
+    )  # fmt: skip
+    entry = LogEntry.objects.get(encounter=encounter, kind="attack")
+    assert entry.data["special"]["outcome"] == outcome
+
+
+def test_a_miss_or_a_low_roll_seizes_no_one(table):
+    encounter, referee, _player, bara, goblin = table
+    _attack(referee, encounter, goblin, bara, natural=17, location=50, special="seize_and_tear")
+    entry = LogEntry.objects.get(encounter=encounter, kind="attack")
+    assert entry.data["special"]["outcome"] == "none"
+    bara.refresh_from_db()
+    assert not bara.dead
+
+
+def test_only_monsters_make_special_attacks_and_players_are_not_offered_them(table):
+    encounter, referee, player, bara, goblin = table
+    response = _attack(referee, encounter, bara, goblin, special="swallow")
+    assert "Only monsters make special attacks." in response.content.decode()
+    html = player.get(_url("attack", encounter), **HTMX).content.decode()
+    assert 'name="special"' not in html
+
+
+def test_the_odds_of_a_special_attack_are_exact(table):
+    encounter, referee, _player, bara, goblin = table
+    # A goblin (THAC0 19) against AC 4 needs 15: a natural 19 or 20 seizes, 18 to 20 swallows
+    # unless the d100 escape roll is 10 or less.
+    base = f"?actor={goblin.pk}&target={bara.pk}&mode=melee&direction=front&damage=1d6"
+    url = _url("odds", encounter, "attack") + base
+    assert (
+        "Seized and torn apart: 10%"
+        in referee.get(url + "&special=seize_and_tear").content.decode()
+    )
+    assert "Swallowed: 13.5%" in referee.get(url + "&special=swallow").content.decode()
