@@ -46,7 +46,7 @@ def _label(table: dict[str, Any], key: str | None) -> str:
 
 def _dice(roll: dict[str, Any] | None) -> str:
     """The dice an effect rolled, as " (1d6: 4)" in the viewer's die letter."""
-    if not roll:
+    if not roll or not roll.get("count"):  # a fixed timer rolls no die
         return ""
     letter = dice.die_letter_for(get_language() or "en")
     bias = roll.get("bias") or 0

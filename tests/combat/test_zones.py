@@ -603,3 +603,76 @@ def test_the_odds_of_a_special_attack_are_exact(table):
         in referee.get(url + "&special=seize_and_tear").content.decode()
     )
     assert "Swallowed: 13.5%" in referee.get(url + "&special=swallow").content.decode()
+
+
+# --- timers, hidden foes and languages ----------------------------------------------------------
+
+
+def _start_fight(referee: Client, encounter: Encounter) -> None:
+    url = _url("fight", encounter)
+    _post(referee, "fight", encounter, form_values(referee.get(url, **HTMX).content.decode(), url))
+
+
+def test_an_insect_with_its_head_destroyed_dies_at_the_end_of_the_next_round(table):
+    encounter, referee, _player, _bara, _goblin = table
+    ant = monster(encounter, "Giant ant", body="insectoid", hp_max=20, hp=20)
+    zones.sync(ant, encounter)
+    _post(referee, "zone", encounter, {"action": "damage", "zone": "head", "amount": "5"}, ant.pk)
+    ant.refresh_from_db()
+    assert not ant.dead and zones.state_of(ant).dies_in == 1
+    entry = LogEntry.objects.get(encounter=encounter, kind="zone")
+    assert (
+        "dies in 1 round (head destroyed)" in referee.get(_url("log", encounter)).content.decode()
+    )
+    assert [e["kind"] for e in entry.data["effects"]][-1] == "dying"
+    _start_fight(referee, encounter)
+    _end_round(referee, encounter)
+    ant.refresh_from_db()
+    assert ant.dead and zones.state_of(ant).dead
+    html = re.sub(r"\s+", " ", referee.get(_url("encounter", encounter)).content.decode())
+    assert "Giant ant: killed: head destroyed" in html and "Giant ant is dead." in html
+    turn = LogEntry.objects.get(encounter=encounter, kind="turn")
+    referee.post(_url("undo", encounter, turn.seq))
+    ant.refresh_from_db()
+    assert ant.hp == 15 and zones.state_of(ant).dies_in == 1 and not zones.state_of(ant).dead
+
+
+def test_a_hidden_foe_bleeds_for_the_referee_alone(table):
+    encounter, referee, player, _bara, _goblin = table
+    lurker = monster(encounter, "Lurking wight", hidden=True, hp_max=20, hp=20)
+    zones.sync(lurker, encounter)
+    _post(
+        referee,
+        "zone",
+        encounter,
+        {"action": "damage", "zone": "left_arm", "amount": "4"},
+        lurker.pk,
+    )
+    _start_fight(referee, encounter)
+    _end_round(referee, encounter)
+    lurker.refresh_from_db()
+    assert lurker.hp == 15
+    assert (
+        "Lurking wight: bleeds 1 hp" in referee.get(_url("encounter", encounter)).content.decode()
+    )
+    page = player.get(_url("encounter", encounter)).content.decode()
+    assert "Lurking wight" not in page and "bleeds" not in page
+
+
+@pytest.mark.parametrize(
+    "language, words",
+    [
+        ("cs", ["zásah do levé paže", "ztraceno: levá paže", "krvácí: 1 život za kolo"]),
+        ("ru", ["попадание в левую руку", "утрачено: левая рука", "кровотечение: 1 хит за раунд"]),
+        ("uk", ["влучання у ліву руку", "втрачено: ліва рука", "кровотеча: 1 хіт за раунд"]),
+    ],
+)
+def test_a_hit_in_a_zone_reads_in_every_language(table, language, words):
+    from django.conf import settings
+
+    encounter, referee, player, bara, goblin = table
+    _attack(referee, encounter, goblin, bara, location=65)
+    player.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    html = re.sub(r"\s+", " ", player.get(_url("encounter", encounter)).content.decode())
+    for word in words:
+        assert word in html, word
