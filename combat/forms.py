@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import ProhibitNullCharactersValidator
 from django.db import models
 from django.forms.models import model_to_dict
+from django.urls import reverse
 from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -584,6 +585,16 @@ class AttackForm(RollForm):
     def _hit_location_fields(self) -> None:
         wanted = self.data.get("target") if self.is_bound else self.initial.get("target")
         target = self.fields["target"].find(wanted)
+        # A target chosen anew brings the directions its body allows (combat.views.zones).
+        self.fields["target"].widget.attrs.update(
+            {
+                "hx-get": reverse("zone_directions", args=[self.viewer.encounter.slug]),
+                "hx-include": "closest form",
+                "hx-target": "#id_direction",
+                "hx-swap": "outerHTML",
+                "hx-trigger": "change",
+            }
+        )
         directions = body_fields.directions_for(target)
         self.fields["direction"] = forms.ChoiceField(
             label=_("Direction of the attack"), choices=directions

@@ -21,6 +21,7 @@ encounter_patterns = [
     path("combatants/<int:pk>/delete/", table.combatant_delete, name="combatant_delete"),
     path("combatants/<int:pk>/hide/", table.combatant_toggle_hidden, name="combatant_hide"),
     path("combatants/<int:pk>/zones/", zone_views.zone, name="zone"),
+    path("directions/", zone_views.directions, name="zone_directions"),
     path("seats/<int:pk>/remove/", table.seat_remove, name="seat_remove"),
     path("attack/", rolls.attack, name="attack"),
     path("save/", rolls.saving_throw, name="save"),

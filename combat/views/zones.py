@@ -6,14 +6,16 @@ from __future__ import annotations
 import dataclasses
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
-from django.views.decorators.http import require_http_methods
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET, require_http_methods
 
 from rules.errors import RulesError
 
 from .. import actions, zones
-from ..access import Viewer, referee_for
+from ..access import Viewer, referee_for, viewer_for
+from ..body_fields import directions_for
 from ..errors import Refused, message_for
+from ..forms import _by_pk
 from ..models import Combatant
 from ..zone_forms import ZoneForm
 from .common import panel_reply
@@ -83,3 +85,18 @@ def zone(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     combatant.refresh_from_db()
     fresh = ZoneForm(viewer=fresh_viewer, combatant=combatant, initial=form.kept_values())
     return _panel(request, fresh_viewer, combatant, fresh, done=True, result=entry)
+
+
+@require_GET
+def directions(request: HttpRequest, slug: str) -> HttpResponse:
+    """The attack form's direction field for the target it names now: only the directions
+    that target's body can be attacked from (the form swaps it in when the target changes)."""
+    viewer = viewer_for(request, slug)
+    if not viewer.encounter.hit_locations:
+        raise Http404
+    target = _by_pk(viewer.visible_list(), request.GET.get("target"))
+    choices = directions_for(target)
+    keys = [key for key, _label in choices]
+    wanted = request.GET.get("direction")
+    chosen = wanted if wanted in keys else ("front" if "front" in keys else keys[0])
+    return render(request, "combat/_zone_directions.html", {"choices": choices, "chosen": chosen})

@@ -676,3 +676,41 @@ def test_a_hit_in_a_zone_reads_in_every_language(table, language, words):
     html = re.sub(r"\s+", " ", player.get(_url("encounter", encounter)).content.decode())
     for word in words:
         assert word in html, word
+
+
+def test_a_target_chosen_anew_brings_its_own_directions(table):
+    encounter, _referee, player, _bara, goblin = table
+    crow = monster(encounter, "Crow", body="bird", hp_max=4, hp=4)
+    url = _url("zone_directions", encounter)
+    html = player.get(url, {"target": crow.pk, "direction": "above"}, **HTMX).content.decode()
+    assert re.findall(r'value="(\w+)"', html) == [
+        "front",
+        "left",
+        "right",
+        "rear",
+        "above",
+        "below",
+    ]
+    assert '<option value="above" selected>' in html
+    html = player.get(url, {"target": goblin.pk, "direction": "above"}, **HTMX).content.decode()
+    assert re.findall(r'value="(\w+)"', html) == ["front", "left", "right", "rear"]
+    assert '<option value="front" selected>' in html
+    # The attack form asks for them when its target changes.
+    target = _select(player.get(_url("attack", encounter), **HTMX).content.decode(), "target")
+    assert f'hx-get="{url}"' in target and 'hx-target="#id_direction"' in target
+
+
+def test_a_hidden_foes_body_is_not_told_to_players(table):
+    encounter, _referee, player, _bara, _goblin = table
+    snake = monster(encounter, "Hidden snake", body="snake", hidden=True)
+    url = _url("zone_directions", encounter)
+    html = player.get(url, {"target": snake.pk}, **HTMX).content.decode()
+    # As for no target at all: every direction, nothing of the snake's body.
+    assert re.findall(r'value="(\w+)"', html) == [
+        "front",
+        "left",
+        "right",
+        "rear",
+        "above",
+        "below",
+    ]
