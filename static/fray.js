@@ -98,6 +98,43 @@
     if (open) { sync(); } else if (socket && !pending) { socket.reconnect(); }
   });
 
+  // A tap that fails is never silent: no answer (the phone left the Wi-Fi, the laptop is
+  // asleep) or a refusal says so at the bottom of the screen, until the next tap succeeds.
+  // A form carries a one-time key, so tapping again never rolls twice.
+  htmx.config.timeout = 30000;
+
+  function tapError(kind) {
+    var box = document.getElementById("tap-error");
+    if (!box) { return; }
+    if (!kind) { box.hidden = true; return; }
+    box.querySelector(".message").textContent = box.dataset[kind];
+    box.hidden = false;
+  }
+
+  function unreachable() {
+    tapError("unreachable");
+    // The socket may not have noticed yet: the status must not say "live" meanwhile.
+    setStatus(false);
+    if (socket && !pending) { pending = true; socket.reconnect(); }
+  }
+
+  document.body.addEventListener("htmx:sendError", unreachable);
+  document.body.addEventListener("htmx:timeout", unreachable);
+  document.body.addEventListener("htmx:responseError", function (event) {
+    var status = event.detail.xhr.status;
+    tapError(status === 403 || status === 404 ? "refused" : "failed");
+  });
+  document.body.addEventListener("htmx:afterRequest", function (event) {
+    // A tap that went through (not the odds a form asks for as it is filled in, which may
+    // answer after a failed tap and would hide its message at once).
+    var cause = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
+    var tapped = cause && (cause.type === "click" || cause.type === "submit");
+    if (event.detail.successful && tapped) { tapError(null); }
+  });
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("#tap-error .dismiss")) { tapError(null); }
+  });
+
   // A channel layer may drop a message under load: a periodic check bounds the damage.
   window.setInterval(function () {
     if (document.visibilityState === "visible") { sync(); }

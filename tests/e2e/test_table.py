@@ -266,6 +266,46 @@ def test_a_phone_in_czech_shows_czech_terms_while_the_referee_stays_in_english(r
     expect(combatant(referee, "Aldric").locator(".ac abbr")).to_have_text("AC")
 
 
+def test_a_tap_that_gets_no_answer_or_a_refusal_says_so_until_one_succeeds(referee, phone):
+    anna = phone()
+    a_goblin_fight(referee, anna)
+    anna.locator("#language-select").select_option("cs")
+    expect(anna.locator("html")).to_have_attribute("lang", "cs")
+    wait_until_live(anna)
+    open_attack(anna, "Aldric", "Goblin 1")
+
+    def lost(route) -> None:  # the phone is out of Wi-Fi range when Anna taps
+        if route.request.method == "POST":
+            route.abort("internetdisconnected")
+        else:
+            route.continue_()
+
+    anna.route("**/attack/", lost)
+    panel = anna.locator("#panel")
+    panel.locator("#id_natural").fill("17")
+    settled(anna)
+    panel.locator("button.primary").click()
+    alert = anna.get_by_role("alert")
+    expect(alert).to_be_visible()
+    expect(alert).to_contain_text("Neodesláno")
+    wait_until_live(anna)  # the socket checked itself again meanwhile
+
+    anna.unroute("**/attack/")  # back in range: the same tap goes through, once
+    panel.locator("#id_natural").fill("17")
+    swap_panel(anna, panel.locator("button.primary"))
+    expect(fresh(panel, ".result").locator(".entry.attack")).to_be_visible()
+    expect(alert).to_be_hidden()
+    expect(referee.locator("#log .entry.attack")).to_have_count(1)
+
+    referee.route("**/roll/", lambda route: route.fulfill(status=403, body="Forbidden"))
+    settled(referee)
+    referee.get_by_role("link", name="Free roll", exact=True).click()
+    refusal = referee.get_by_role("alert")
+    expect(refusal).to_contain_text("Refused")
+    refusal.get_by_role("button", name="Dismiss").click()
+    expect(refusal).to_be_hidden()
+
+
 class FlakyNetwork:
     """Stands between a phone and the server's websocket, so a test can drop the connection as
     a phone walking out of Wi-Fi range does (close code 1006) and refuse new ones until the
