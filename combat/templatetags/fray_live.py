@@ -1,4 +1,5 @@
-"""Fragments of the live view: a combatant's row and a log entry's text.
+"""Fragments of the live view: a combatant's row and a log entry's text; and the languages
+the page offers.
 
 The log is append-only: an entry's text never changes, except for the badge an undo adds, so
 its body is cached by entry, undo, language and audience (the referee; players, who see their
@@ -10,6 +11,7 @@ show); a page renders its own, with its session's CSRF token in their forms.
 from __future__ import annotations
 
 from django import template
+from django.conf import settings
 from django.core.cache import cache
 from django.template.context import Context
 from django.template.loader import render_to_string
@@ -80,3 +82,10 @@ def condition_label(key: str) -> str:
         return str(ConditionKind(key).label)
     except ValueError:
         return str(key)
+
+
+@register.simple_tag
+def language_choices() -> list[tuple[str, str]]:
+    """Fray's languages, each by its own name (English, Čeština, Русский, Українська), as a
+    reader of that language looks for it, never translated into the page's language."""
+    return list(settings.LANGUAGES)

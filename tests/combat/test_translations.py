@@ -123,3 +123,20 @@ def test_no_message_in_the_code_is_missing_from_the_catalogues(tmp_path):
         )
         missing = [e.msgid for e in fresh if not e.translated() or "fuzzy" in e.flags]
         assert not missing, f"{language}: not translated yet: {missing}"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["en", *LANGUAGES])
+def test_the_language_menu_names_each_language_in_its_own_words(client, language):
+    """A Czech page offers "English", not "anglicky": a reader looks for their own language
+    by the name they know it by."""
+    client.cookies["django_language"] = language
+    page = client.get("/").content.decode()
+    menu = page[page.index('id="language-select"') : page.index("</select>")]
+    options = re.findall(r'<option value="(\w+)"[^>]*>([^<]+)</option>', menu)
+    assert options == [
+        ("en", "English"),
+        ("cs", "Čeština"),
+        ("ru", "Русский"),
+        ("uk", "Українська"),
+    ]
