@@ -1,0 +1,111 @@
+"""Hit locations in real browsers: a referee's laptop and two phones in other languages. A
+player severs a reptile's wing with a typed d100 after reading the zone odds; every screen's
+diagram follows live; the wing bleeds at the round's end; the referee's undo restores it.
+
+Facts from the rules: a reptile attacked from the left is reached in its left wing 01–15,
+belly, tail and left hind leg; a wing holds 30% of the creature's hit points, is not
+cumulative, and when lost halves DEX and bleeds 1 hp a round."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .test_rounds import in_language, round_button
+from .test_table import (
+    add_character,
+    combatant,
+    create_encounter,
+    fresh,
+    give,
+    join,
+    open_panel,
+    settled,
+    swap_panel,
+    wait_until_live,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+def turn_on_hit_locations(referee: Page) -> None:
+    referee.locator("details.settings > summary").click()
+    referee.get_by_label("Hit locations").check()
+    referee.get_by_role("button", name="Save settings").click()
+    wait_until_live(referee)
+    expect(referee.locator("#id_settings-hit_locations")).to_be_checked()
+
+
+def add_wyvern(referee: Page) -> None:
+    panel = open_panel(referee, "Add combatant")
+    panel.locator("#id_name").fill("Wyvern")
+    panel.locator("#id_ac").fill("6")
+    panel.locator("#id_hp_max").fill("30")
+    panel.locator("#id_hit_dice").fill("4")
+    panel.locator("#id_body").select_option("reptile")
+    panel.locator("#id_wings").select_option("2")
+    swap_panel(referee, panel.get_by_role("button", name="Save"))
+    expect(fresh(panel, ".message")).to_have_text("Saved Wyvern.")
+
+
+def wing(page: Page):
+    return combatant(page, "Wyvern").locator('.body-diagram path[data-zone="left_wing"]').first
+
+
+def test_a_wing_severed_from_the_left_bleeds_and_comes_back_with_undo(referee, phone):
+    join_link = create_encounter(referee, "The wyvern's nest")
+    turn_on_hit_locations(referee)
+    add_character(referee, "Bára", ac=4, hp=20, thac0=17, str_score=13)
+    add_wyvern(referee)
+    anna, boris = phone(), phone(360, 740)
+    join(anna, join_link, "Anna")
+    join(boris, join_link, "Boris")
+    give(referee, "Bára", "Anna")
+    in_language(anna, "cs")
+    in_language(boris, "uk")
+    referee.on("dialog", lambda dialog: dialog.accept())
+    for screen in (referee, anna, boris):
+        expect(wing(screen)).to_have_class(re.compile("unhurt"))
+
+    # Anna aims at the wyvern from the left: the zone odds show before she rolls.
+    panel = swap_panel(anna, combatant(anna, "Bára").locator("a[href*='/attack/']"))
+    with anna.expect_response(re.compile("/directions/")):  # the wyvern's own directions
+        panel.locator("#id_target").select_option(label="Wyvern")
+    settled(anna)
+    panel.locator("#id_direction").select_option("left")
+    odds = panel.locator("output.odds")
+    expect(odds.locator('li[data-zone="left_wing"]')).to_have_text("levé křídlo 15%")
+    expect(odds.locator('li[data-zone="belly"]')).to_be_visible()
+    expect(odds.locator('li[data-zone="right_wing"]')).to_have_count(0)  # the far side
+
+    # A typed d20, d100 and damage: 10 + 1 (STR) severs the 9-point wing.
+    panel.locator("#id_natural").fill("17")
+    panel.locator("#id_location").fill("5")
+    panel.locator("#id_damage").fill("2d6")
+    panel.locator("#id_damage_dice").fill("5 5")
+    swap_panel(anna, panel.locator("button.primary"))
+    expect(fresh(panel, ".result")).to_contain_text("zásah do levého křídla")
+    expect(fresh(panel, ".result")).to_contain_text("ztraceno: levé křídlo")
+
+    # Every screen's diagram shows the wing gone, and the log says so in each language.
+    for screen in (referee, anna, boris):
+        expect(wing(screen)).not_to_have_class(re.compile("unhurt"))
+    expect(referee.locator("#log")).to_contain_text("the left wing is lost")
+    expect(boris.locator("#log")).to_contain_text("втрачено: ліве крило")
+    expect(combatant(referee, "Wyvern").locator(".hp")).to_contain_text("30/30")  # not cumulative
+
+    # The round ends: the severed wing bleeds 1 hp.
+    panel = open_panel(referee, "Start a fight")
+    swap_panel(referee, panel.get_by_role("button", name="Start"))
+    round_button(referee, "End the round")
+    expect(referee.locator("#log")).to_contain_text("Wyvern: bleeds 1 hp")
+    expect(combatant(referee, "Wyvern").locator(".hp")).to_contain_text("29/30")
+
+    # The referee undoes the attack: the wing is whole again on every screen.
+    attack = referee.locator("#log li.entry.attack").first
+    settled(referee)
+    attack.get_by_role("button", name="Undo").click()
+    for screen in (referee, anna, boris):
+        expect(wing(screen)).to_have_class(re.compile("unhurt"))
