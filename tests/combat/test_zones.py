@@ -714,3 +714,10 @@ def test_a_hidden_foes_body_is_not_told_to_players(table):
         "above",
         "below",
     ]
+
+
+def test_the_group_attack_odds_stay_one_line_each(table):
+    encounter, referee, _player, bara, goblin = table
+    query = f"?attackers={goblin.pk}&target={bara.pk}&mode=melee"
+    html = referee.get(_url("group_odds", encounter, "group_attack") + query).content.decode()
+    assert "odds-main" in html and "zone-odds" not in html
