@@ -240,6 +240,8 @@ class CombatantForm(MergingForm):
             self.fields["legs"] = body_fields.legs_field()
             for name in ("height_ft", "weapon_ft"):
                 self.fields[name].required = False
+            if self.instance.pk is None and not self.is_bound:
+                self.initial["height_ft"] = None  # empty: as usual for the body chosen
         else:
             for name in body_fields.BODY_FIELDS:
                 self.fields.pop(name)

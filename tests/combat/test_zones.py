@@ -721,3 +721,13 @@ def test_the_group_attack_odds_stay_one_line_each(table):
     query = f"?attackers={goblin.pk}&target={bara.pk}&mode=melee"
     html = referee.get(_url("group_odds", encounter, "group_attack") + query).content.decode()
     assert "odds-main" in html and "zone-odds" not in html
+
+
+def test_a_new_combatants_height_is_as_usual_for_its_body_unless_given(encounter, referee):
+    _turn_on(referee, encounter)
+    html = referee.get(_url("combatant_new", encounter), **HTMX).content.decode()
+    values = form_values(html, _url("combatant_new", encounter))
+    assert values["height_ft"] == ""
+    values |= {"name": "Roc", "ac": "4", "hp_max": "40", "hit_dice": "6", "body": "bird"}
+    _post(referee, "combatant_new", encounter, values)
+    assert Combatant.objects.get(name="Roc").height_ft == 3
