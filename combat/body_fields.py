@@ -8,6 +8,8 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
@@ -54,6 +56,39 @@ def body_form_fields() -> dict[str, forms.Field]:
         ),
         "weapon_ft": length_field(_("Weapon length (ft)"), Decimal(0)),
     }
+
+
+def with_preview(form: forms.Form, slug: str) -> None:
+    """A picture of the body chosen under its field, drawn anew as the choice changes
+    (``combat.views.zones.body_preview``)."""
+    triggers = ", ".join(f"change from:#id_{name}" for name in ("body", "wings", "tail", "legs"))
+    form.fields["body"].help_text = format_html(
+        '<span class="body-preview" hx-get="{}" hx-trigger="load, {}" hx-include="closest form"'
+        ' hx-params="body,wings,tail,legs"></span>',
+        reverse("body_preview", args=[slug]),
+        triggers,
+    )
+
+
+def preview_plan(values: Any) -> hl.BodyPlan | None:
+    """The plan the combatant form's body fields describe so far (None: not one yet)."""
+    body = values.get("body")
+    if body not in BodyKind.values:
+        return None
+    try:
+        wings = int(values.get("wings") or 0)
+        legs = int(values["legs"]) if values.get("legs") else None
+    except ValueError:
+        return None
+    if wings not in WINGS_ALLOWED.get(body, (0,)) or (
+        legs and legs not in LEGS_ALLOWED.get(body, ())
+    ):
+        return None
+    sketch = Combatant(body=body, wings=wings, tail=bool(values.get("tail")), legs=legs)
+    try:
+        return plan_for(sketch)
+    except RulesError:
+        return None
 
 
 def legs_field() -> forms.TypedChoiceField:

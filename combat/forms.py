@@ -242,6 +242,7 @@ class CombatantForm(MergingForm):
                 self.fields[name].required = False
             if self.instance.pk is None and not self.is_bound:
                 self.initial["height_ft"] = None  # empty: as usual for the body chosen
+            body_fields.with_preview(self, encounter.slug)
         else:
             for name in body_fields.BODY_FIELDS:
                 self.fields.pop(name)
@@ -333,6 +334,7 @@ class QuickAddForm(OnceMixin, forms.Form):
         self.hit_locations = bool(encounter and encounter.hit_locations)
         if self.hit_locations:  # the body of every monster added
             self.fields.update(body_fields.body_form_fields())
+            body_fields.with_preview(self, encounter.slug)
 
     def clean_hit_dice(self) -> str:
         hit_dice = self.cleaned_data["hit_dice"].strip()

@@ -22,6 +22,7 @@ encounter_patterns = [
     path("combatants/<int:pk>/hide/", table.combatant_toggle_hidden, name="combatant_hide"),
     path("combatants/<int:pk>/zones/", zone_views.zone, name="zone"),
     path("directions/", zone_views.directions, name="zone_directions"),
+    path("body-preview/", zone_views.body_preview, name="body_preview"),
     path("seats/<int:pk>/remove/", table.seat_remove, name="seat_remove"),
     path("attack/", rolls.attack, name="attack"),
     path("save/", rolls.saving_throw, name="save"),

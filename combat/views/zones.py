@@ -13,7 +13,7 @@ from rules.errors import RulesError
 
 from .. import actions, zones
 from ..access import Viewer, referee_for, viewer_for
-from ..body_fields import directions_for
+from ..body_fields import directions_for, preview_plan
 from ..errors import Refused, message_for
 from ..forms import _by_pk
 from ..models import Combatant
@@ -100,3 +100,10 @@ def directions(request: HttpRequest, slug: str) -> HttpResponse:
     wanted = request.GET.get("direction")
     chosen = wanted if wanted in keys else ("front" if "front" in keys else keys[0])
     return render(request, "combat/_zone_directions.html", {"choices": choices, "chosen": chosen})
+
+
+@require_GET
+def body_preview(request: HttpRequest, slug: str) -> HttpResponse:
+    """The body the combatant form describes so far, drawn under its field."""
+    referee_for(request, slug)
+    return render(request, "combat/_body_preview.html", {"plan": preview_plan(request.GET)})

@@ -731,3 +731,18 @@ def test_a_new_combatants_height_is_as_usual_for_its_body_unless_given(encounter
     values |= {"name": "Roc", "ac": "4", "hp_max": "40", "hit_dice": "6", "body": "bird"}
     _post(referee, "combatant_new", encounter, values)
     assert Combatant.objects.get(name="Roc").height_ft == 3
+
+
+def test_the_body_chosen_is_pictured_under_its_field(encounter, referee, player):
+    _turn_on(referee, encounter)
+    url = _url("body_preview", encounter)
+    for form in ("combatant_new", "quick_add"):
+        html = referee.get(_url(form, encounter), **HTMX).content.decode()
+        assert f'hx-get="{url}"' in html
+    html = referee.get(url, {"body": "reptile", "wings": "2", "legs": "4"}).content.decode()
+    assert 'data-zone="left_wing"' in html and 'data-zone="left_foreleg"' in html
+    html = referee.get(url, {"body": "reptile", "wings": "0", "legs": "2"}).content.decode()
+    assert 'data-zone="left_wing"' not in html and 'data-zone="left_foreleg"' not in html
+    for nonsense in ({"body": "dragon"}, {"body": "snake", "wings": "2"}, {"wings": "x"}):
+        assert "body-diagram" not in referee.get(url, nonsense).content.decode()
+    assert player.get(url, {"body": "fish"}).status_code == 403
