@@ -53,6 +53,16 @@ MESSAGES = {
     "bad_argument": _("That value is not valid."),
     "no_hit_locations": _("This encounter does not play hit locations."),
     "nothing_to_treat": _("%(name)s has no bleeding wound there to treat."),
+    # Dolmenwood (rules.dolmenwood): the form says which field.
+    "not_integer": _("That must be a whole number."),
+    "out_of_range": _("That must be between %(low)s and %(high)s."),
+    "unknown_key": _("That is not one of the choices."),
+    "bad_key": _("That is not one of the choices."),
+    "bad_skill_key": _("That is not a skill."),
+    "bad_skill_sheet": _("That skill sheet cannot be read."),
+    "bad_dice": _("“%(value)s” is not one kind of die, like 1d8 or 2d6."),
+    "skill_not_available": _("“%(skill)s” is a class skill this character does not have."),
+    "target_dead": _("The dead cannot be healed."),
     # The table's own refusals (see Refused).
     "dead_cannot_act": _("%(name)s is dead and cannot act."),
     "target_is_dead": _("%(name)s is already dead: choose another target."),

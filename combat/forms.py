@@ -25,7 +25,7 @@ from rules import dice, ose
 from rules.errors import RulesError
 from rules.labels import ABILITIES, SAVES
 
-from . import body_fields
+from . import body_fields, systems
 from .access import Viewer
 from .errors import Refused, message_for
 from .models import (
@@ -44,7 +44,7 @@ from .models import (
     Side,
 )
 
-PLAYABLE_SYSTEMS = {RulesSystem.OSE}
+PLAYABLE_SYSTEMS = set(systems.PLAYABLE)  # the rules systems the table plays (combat.systems)
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 MODIFIER_LIMIT = 20
 
@@ -157,10 +157,11 @@ class EncounterForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        # The model knows every system; the table plays OSE until the others are wired up.
+        # The model knows every system; the table plays those wired up (combat.systems).
         self.fields["system"].choices = [
             (value, label) for value, label in RulesSystem.choices if value in PLAYABLE_SYSTEMS
         ]
+        self.fields["attack_method"].help_text = _("OSE only: Dolmenwood's AC is ascending.")
 
 
 class EncounterSettingsForm(MergingForm):
@@ -176,7 +177,24 @@ class EncounterSettingsForm(MergingForm):
             "reroll_ties",
             "helpless_rule",
             "hit_locations",
+            "system",  # combat.systems: changeable until the first roll
+            "players_roll_chances",
         ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["system"].choices = systems.system_choices()
+        self.fields["system"].required = False  # not sent: unchanged
+        if self.instance.system != RulesSystem.DOLMENWOOD:
+            self.fields.pop("players_roll_chances")
+
+    def clean_system(self) -> str:
+        system = self.cleaned_data["system"] or self.instance.system
+        if system != self.instance.system and systems.has_rolled(self.instance):
+            raise forms.ValidationError(
+                _("The rules system cannot change once something has been rolled.")
+            )
+        return system
 
 
 class JoinForm(OnceMixin, forms.Form):
@@ -230,6 +248,10 @@ class CombatantForm(MergingForm):
             "hidden",
             "seat",
             *body_fields.BODY_FIELDS,
+            "attack_bonus",  # Dolmenwood (combat.system_forms): popped for other systems
+            "wis_score",
+            "skills",
+            "immunities",
         ]
 
     def __init__(self, *args, encounter: Encounter, **kwargs) -> None:
@@ -255,6 +277,9 @@ class CombatantForm(MergingForm):
             self.fields[name].widget.attrs.update(min=SAVE_MIN, max=SAVE_MAX)
         for name in ("str_score", "dex_score"):
             self.fields[name].widget.attrs.update(min=ABILITY_MIN, max=ABILITY_MAX)
+        from .system_forms import adapt_combatant_form  # built on this module
+
+        adapt_combatant_form(self, systems.is_dolmenwood(encounter))
 
     def rebuild_kwargs(self, current: models.Model) -> dict[str, Any]:
         return super().rebuild_kwargs(current) | {"encounter": self.encounter}
@@ -291,6 +316,10 @@ class CombatantForm(MergingForm):
             saves = ose.monster_saves("normal human")
         else:
             saves = {}
+        if systems.is_dolmenwood(self.encounter):  # the attack bonus stands for THAC0
+            from .system_forms import clean_dolmenwood_combatant
+
+            clean_dolmenwood_combatant(self, data)
         derived |= {f"save_{key}": value for key, value in saves.items()}
         for name in ("thac0", *SAVE_FIELDS):
             if data.get(name) is None:

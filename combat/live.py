@@ -332,6 +332,9 @@ def _row(
         controlled and viewer.may_enter_dice,
         state.encounter.slug,
         audience.language,
+        # The rules system's buttons (combat.systems), and whether players roll chances.
+        state.encounter.system,
+        state.encounter.players_roll_chances,
     )
 
     def render() -> str:

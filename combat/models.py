@@ -21,6 +21,8 @@ from django.utils.translation import pgettext_lazy
 
 from rules import ose, rounds
 
+from .classes import LEVEL_MAX, CharacterClass
+
 
 def _referee_key() -> str:
     return secrets.token_urlsafe(24)  # 192 bits: the referee's capability
@@ -104,6 +106,12 @@ class Encounter(models.Model):
         default=False,
         help_text=_("Each hit lands in a body zone: zone hit points, severed limbs, bleeding."),
     )
+    # Dolmenwood (combat.dolmenwood): players may roll the referee's X-in-6 and percentage chances.
+    players_roll_chances = models.BooleanField(
+        _("players may make chance rolls"),
+        default=False,
+        help_text=_("Dolmenwood: X-in-6 and percentage chances from the players' phones."),
+    )
     # The fight in progress: round 0 is none. ``turn`` holds this round's order and where it
     # stands (see ``combat.rounds``); ``morale`` each side's checks so far.
     round = models.PositiveIntegerField(default=0)
@@ -172,6 +180,7 @@ SAVE_MIN, SAVE_MAX = ose.SAVE_VALUE_MIN, ose.SAVE_VALUE_MAX
 ABILITY_MIN, ABILITY_MAX = 3, 18
 MORALE_MIN, MORALE_MAX = rounds.MORALE_MIN, rounds.MORALE_MAX
 LENGTH_LIMIT = 1000  # feet: a height or weapon length beyond any creature (the engine allows more)
+NOTES_LIMIT = 2000  # a combatant's notes: spells left, ammunition, torches (combat.classes)
 
 
 def _between(low: int, high: int) -> list:
@@ -292,6 +301,37 @@ class Combatant(models.Model):
         validators=_between(0, LENGTH_LIMIT),
     )
     zones = models.JSONField(default=dict, blank=True)
+    # Dolmenwood (combat.systems): ascending attack bonus (None: 19 - THAC0), WIS for saves
+    # against magic (None: a monster, no modifier), the skill sheet and the immunities.
+    attack_bonus = models.SmallIntegerField(
+        _("attack bonus"), null=True, blank=True, validators=_between(-20, 30)
+    )
+    wis_score = models.PositiveSmallIntegerField(
+        _("WIS"), null=True, blank=True, validators=_between(ABILITY_MIN, ABILITY_MAX)
+    )
+    skills = models.JSONField(_("skills"), default=list, blank=True)
+    immunities = models.JSONField(_("immunities"), default=list, blank=True)
+    # Characters (combat.classes): class and level fill THAC0 and saves; the other ability
+    # scores beside STR, DEX and WIS; notes only the referee and the combatant's player see.
+    char_class = models.CharField(
+        pgettext_lazy("character", "class"), max_length=12, choices=CharacterClass, blank=True
+    )
+    level = models.PositiveSmallIntegerField(
+        pgettext_lazy("character", "level"),
+        null=True,
+        blank=True,
+        validators=_between(1, LEVEL_MAX),
+    )
+    int_score = models.PositiveSmallIntegerField(
+        _("INT"), null=True, blank=True, validators=_between(ABILITY_MIN, ABILITY_MAX)
+    )
+    con_score = models.PositiveSmallIntegerField(
+        _("CON"), null=True, blank=True, validators=_between(ABILITY_MIN, ABILITY_MAX)
+    )
+    cha_score = models.PositiveSmallIntegerField(
+        _("CHA"), null=True, blank=True, validators=_between(ABILITY_MIN, ABILITY_MAX)
+    )
+    notes = models.CharField(_("notes"), max_length=NOTES_LIMIT, blank=True)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -315,6 +355,10 @@ class Combatant(models.Model):
                 ("str_score", ABILITY_MIN, ABILITY_MAX),
                 ("dex_score", ABILITY_MIN, ABILITY_MAX),
                 ("morale", MORALE_MIN, MORALE_MAX),
+                ("level", 1, LEVEL_MAX),  # characters (combat.classes)
+                ("int_score", ABILITY_MIN, ABILITY_MAX),
+                ("con_score", ABILITY_MIN, ABILITY_MAX),
+                ("cha_score", ABILITY_MIN, ABILITY_MAX),
             )
         ]
 
@@ -434,6 +478,8 @@ class EntryKind(models.TextChoices):
     MORALE = "morale", _("Morale")
     CONDITION = "condition", _("Condition")
     ZONE = "zone", _("Body zone")
+    SKILL = "skill", _("Skill check")  # Dolmenwood
+    CHANCE = "chance", _("Chance roll")  # Dolmenwood
 
 
 UNDOABLE_WITHOUT_EFFECTS = frozenset(

@@ -106,6 +106,8 @@ class DiceOdds:
 def for_form(form: forms.Form) -> Odds | DiceOdds | None:
     """Odds for an attack, save, check or free-roll form; None until it says enough."""
     try:
+        if hasattr(form, "system_odds"):  # another rules system's form (combat.system_forms)
+            return form.system_odds()
         values = _values(form)
         if isinstance(form, AttackForm):
             return _attack(form, values)

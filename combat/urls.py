@@ -6,7 +6,7 @@ import os
 
 from django.urls import include, path
 
-from .views import group, pages, rolls, rounds, table, zones_tables
+from .views import group, pages, rolls, rounds, systems, table, zones_tables
 from .views import zones as zone_views
 
 encounter_patterns = [
@@ -36,6 +36,13 @@ encounter_patterns = [
     path("area/", group.area_effect, name="area_effect"),
     path("saves/<int:pk>/", group.pending_save, name="pending_save"),
     path("group-odds/<str:panel>/", group.odds_preview, name="group_odds"),
+    # Dolmenwood (combat.views.systems)
+    path("dw/attack/", systems.attack, name="dw_attack"),
+    path("dw/save/", systems.saving_throw, name="dw_save"),
+    path("dw/check/", systems.ability_check, name="dw_check"),
+    path("dw/skill/", systems.skill_check, name="dw_skill"),
+    path("dw/chance/", systems.chance_roll, name="chance"),
+    path("dw/odds/<str:kind>/", systems.odds_preview, name="system_odds"),
     path("fight/", rounds.fight, name="fight"),
     path("fight/initiative/", rounds.initiative, name="initiative"),
     path("fight/next/<str:what>/", rounds.advance, name="advance"),

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from rules.errors import RulesError
 
-from .. import actions, odds
+from .. import actions, dolmenwood, odds, system_forms
 from ..access import Viewer, referee_for, viewer_for
 from ..errors import Refused, message_for
 from ..forms import (
@@ -72,6 +72,12 @@ ROLLS: dict[str, tuple[type[ActionForm], Callable[..., LogEntry]]] = {
     "hp": (HitPointsForm, actions.change_hit_points),
     "rest": (RestForm, actions.rest),
     "roll": (FreeRollForm, actions.free_roll),
+    # Dolmenwood (combat.dolmenwood, combat.system_forms; its views in combat.views.systems).
+    "dw_attack": (system_forms.DolmenwoodAttackForm, dolmenwood.attack),
+    "dw_save": (system_forms.SaveForm, dolmenwood.saving_throw),
+    "dw_check": (system_forms.AbilityCheckForm, dolmenwood.ability_check),
+    "dw_skill": (system_forms.SkillForm, dolmenwood.skill_check),
+    "chance": (system_forms.ChanceForm, dolmenwood.chance_roll),
 }
 
 

@@ -45,6 +45,18 @@ VALID = {
     "hp": lambda f, g: {"actor": f.pk, "action": "damage", "amount": 1},
     "rest": lambda f, g: {"actor": f.pk, "days": 1},
     "roll": lambda f, g: {"expression": "1d6"},
+    # Dolmenwood (combat.system_forms)
+    "dw_attack": lambda f, g: {
+        "actor": f.pk,
+        "target": g.pk,
+        "mode": "melee",
+        "weapon": "mundane",
+        "damage": "1d6",
+    },
+    "dw_save": lambda f, g: {"actor": f.pk, "category": "doom", "effect": "poison"},
+    "dw_check": lambda f, g: {"actor": f.pk, "ability": "str"},
+    "dw_skill": lambda f, g: {"actor": f.pk, "skill": "listen"},
+    "chance": lambda f, g: {"kind": "x_in_6", "chance": 3},
 }
 EXTRA_FIELDS = {
     "attack": ["natural", "modifier", "damage_dice", "secret"],
@@ -53,6 +65,11 @@ EXTRA_FIELDS = {
     "hp": [],
     "rest": ["interrupted", "day_dice"],
     "roll": ["label", "entered", "secret"],
+    "dw_attack": ["natural", "modifier", "damage_dice", "secret"],
+    "dw_save": ["natural", "modifier", "magical", "secret"],
+    "dw_check": ["natural", "modifier", "score", "secret"],
+    "dw_skill": ["natural", "modifier", "secret"],
+    "chance": ["natural", "label", "secret"],
 }
 
 

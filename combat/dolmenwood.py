@@ -1,0 +1,301 @@
+"""What happens when someone acts at a Dolmenwood table: skill and ability checks, saves,
+attacks against ascending AC, and the referee's chance rolls.
+
+As ``combat.actions``: each runs in one transaction, locks what it changes, asks
+``rules.dolmenwood``, appends one log entry (keys and numbers, ``"system": "dolmenwood"``)
+and announces the change after commit. Hit points never drop below 0 here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from rules import dice
+from rules import dolmenwood as dw
+from rules.core import Modifier
+
+from . import systems
+from .access import Viewer
+from .actions import (
+    RNG,
+    _able,
+    _alive,
+    _helpless,
+    _locked,
+    _locked_pair,
+    _mods,
+    _record,
+    _secret,
+    _set_hp,
+    _where,
+)
+from .errors import Refused
+from .models import Combatant, EntryKind, HelplessRule, LogEntry
+
+SYSTEM = "dolmenwood"
+
+
+def _situational(value: int) -> tuple[Modifier, ...]:
+    return (Modifier(value, dw.SITUATIONAL),) if value else ()
+
+
+def _roll(result: Any, *, sides: int, entered: bool) -> dict[str, Any]:
+    return {
+        "sides": sides,
+        "natural": result.natural,
+        "entered": entered,  # typed in from a die rolled at the table
+        "mods": _mods(result.modifiers),
+        "total": result.total,
+        "needed": result.target,
+        "success": result.outcome.value in ("success", "hit"),
+        "automatic": result.automatic,
+    }
+
+
+@transaction.atomic
+def skill_check(
+    viewer: Viewer,
+    *,
+    actor: Combatant,
+    skill: systems.SheetSkill,
+    target: int,
+    modifier: int,
+    natural: int | None,
+    secret: bool = False,
+    once: str = "",
+) -> LogEntry:
+    actor = _able(_alive(_locked(viewer, actor)))
+    result = dw.resolve_skill_check(
+        skill.key, target, _situational(modifier), rng=RNG, natural=natural
+    )
+    data = {
+        "system": SYSTEM,
+        "who": actor.name,
+        "skill": skill.key if skill.universal else "",
+        "name": "" if skill.universal else skill.name,
+        "targets": list(skill.targets),
+        "roll": _roll(result, sides=6, entered=natural is not None),
+    }
+    return _record(viewer, EntryKind.SKILL, data, secret=_secret(viewer, secret, actor), once=once)
+
+
+@transaction.atomic
+def ability_check(
+    viewer: Viewer,
+    *,
+    actor: Combatant,
+    ability: str,
+    score: int,
+    modifier: int,
+    natural: int | None,
+    secret: bool = False,
+    once: str = "",
+) -> LogEntry:
+    actor = _able(_alive(_locked(viewer, actor)))
+    result = dw.resolve_ability_check(
+        ability, score, _situational(modifier), rng=RNG, natural=natural
+    )
+    data = {
+        "system": SYSTEM,
+        "who": actor.name,
+        "ability": ability,
+        "score": score,
+        "roll": _roll(result, sides=6, entered=natural is not None),
+    }
+    return _record(viewer, EntryKind.CHECK, data, secret=_secret(viewer, secret, actor), once=once)
+
+
+@transaction.atomic
+def saving_throw(
+    viewer: Viewer,
+    *,
+    actor: Combatant,
+    category: str,
+    effect: str = "",
+    magical: bool = False,
+    modifier: int,
+    natural: int | None,
+    secret: bool = False,
+    once: str = "",
+) -> LogEntry:
+    actor = _alive(_locked(viewer, actor))
+    result = dw.resolve_save(
+        category,
+        systems.dw_save_target(actor, category),
+        _situational(modifier),
+        magical=magical,
+        wisdom=actor.wis_score,
+        rng=RNG,
+        natural=natural,
+    )
+    data = {
+        "system": SYSTEM,
+        "who": actor.name,
+        "category": category,
+        "effect": effect or "",
+        "magical": bool(magical),
+        "roll": _roll(result, sides=20, entered=natural is not None),
+        "damage": None,
+    }
+    return _record(viewer, EntryKind.SAVE, data, secret=_secret(viewer, secret, actor), once=once)
+
+
+@transaction.atomic
+def attack(
+    viewer: Viewer,
+    *,
+    actor: Combatant,
+    target: Combatant,
+    mode: str,
+    weapon: str = "mundane",
+    modifier: int,
+    natural: int | None,
+    damage: dice.DiceExpression | None,
+    dw_dice: tuple[str, int] | None = None,
+    damage_dice: list[int] | None,
+    secret: bool = False,
+    once: str = "",
+    direction: str | None = None,
+    attacker_ft: Any = None,
+    weapon_ft: Any = None,
+    location: int | None = None,
+    special: str = "",
+    hold_round: int | None = None,
+    escape: int | None = None,
+) -> LogEntry:
+    attacker, target = _locked_pair(viewer, actor, target)
+    _able(_alive(attacker))
+    # Hit locations: where a hit lands, as for OSE (combat.zones); off, None.
+    where = _where(viewer, attacker, direction, attacker_ft, weapon_ft, location)
+    if where is not None:
+        where["special"] = {"kind": special, "round": hold_round, "escape": escape}
+    if target.dead:
+        raise Refused("target_is_dead", name=target.name)
+    immune = systems.is_immune(target, weapon)
+    data: dict[str, Any] = {
+        "system": SYSTEM,
+        "attacker": attacker.name,
+        "target": target.name,
+        "mode": mode,
+        "weapon": weapon,
+        "roll": None,
+        "damage": None,
+        "immune": immune,
+    }
+    effects = []
+    if _helpless(target):
+        data["helpless"] = rule = viewer.encounter.helpless_rule
+        if rule == HelplessRule.SLAIN:
+            effect, data["killed"] = _set_hp(target, 0)
+            return _record(
+                viewer,
+                EntryKind.ATTACK,
+                data,
+                secret=_secret(viewer, secret, attacker, target),
+                effects=[effect] if effect["hp"] else [],
+                once=once,
+            )
+        hit = True
+    else:
+        character = attacker.kind != "monster"
+        result = dw.resolve_attack(
+            systems.attack_bonus(attacker),
+            target.ac,
+            mode,
+            _situational(modifier),
+            strength=attacker.str_score if character else None,
+            dexterity=attacker.dex_score if character else None,
+            rng=RNG,
+            natural=natural,
+        )
+        data["roll"] = _roll(result, sides=20, entered=natural is not None)
+        hit = result.hit
+    if hit and damage is not None:
+        effects.append(
+            _deal_damage(attacker, target, mode, damage, dw_dice, damage_dice, immune, data, where)
+        )
+    return _record(
+        viewer,
+        EntryKind.ATTACK,
+        data,
+        secret=_secret(viewer, secret, attacker, target),
+        effects=[e for e in effects if e["hp"] or "zones" in e],
+        once=once,
+    )
+
+
+def _deal_damage(
+    attacker: Combatant,
+    target: Combatant,
+    mode: str,
+    damage: dice.DiceExpression,
+    dw_dice: tuple[str, int] | None,
+    damage_dice: list[int] | None,
+    immune: bool,
+    data: dict[str, Any],
+    where: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """A hit's damage: the dice, STR for melee, at least 1, none against an immune target;
+    hit points floored at 0. With hit locations the damage lands in a zone."""
+    expression, bonus = dw_dice or (str(damage), 0)
+    character = attacker.kind != "monster"
+    dealt = dw.resolve_damage(
+        expression,
+        mode,
+        (Modifier(bonus, "bonus"),) if bonus else (),
+        strength=attacker.str_score if character else None,
+        immune=immune,
+        rng=RNG,
+        naturals=damage_dice,
+    )
+    data["damage"] = {
+        "expr": expression,
+        "dice": list(dealt.naturals),
+        "entered": damage_dice is not None,
+        "mods": _mods(dealt.modifiers),
+        "total": dealt.total,
+        "outcome": dealt.outcome.value,
+    }
+    if immune:
+        data["killed"] = False
+        return {"combatant": target.pk, "hp": 0}
+    if where is not None:
+        from . import zones  # built on combat.actions
+
+        effect = zones.land(where, attacker, target, damage, dealt.total, data)
+        if target.hp < 0:  # Dolmenwood: never below 0
+            floored, _killed = _set_hp(target, 0)
+            effect["hp"] += floored["hp"]
+        return effect
+    change = dw.apply_damage(target.hp, min(dealt.total, 10_000))
+    effect, data["killed"] = _set_hp(target, change.after)
+    return effect
+
+
+@transaction.atomic
+def chance_roll(
+    viewer: Viewer,
+    *,
+    kind: str,
+    chance: int,
+    natural: int | None,
+    label: str = "",
+    secret: bool = False,
+    once: str = "",
+) -> LogEntry:
+    if kind == "x_in_6":
+        result = dw.resolve_x_in_6(chance, rng=RNG, natural=natural)
+    else:
+        result = dw.resolve_percentage(chance, rng=RNG, natural=natural)
+    data = {
+        "system": SYSTEM,
+        "kind": kind,
+        "chance": chance,
+        "label": label,
+        "natural": result.natural,
+        "entered": natural is not None,
+        "success": result.success,
+    }
+    return _record(viewer, EntryKind.CHANCE, data, secret=_secret(viewer, secret), once=once)

@@ -1,0 +1,439 @@
+"""Dolmenwood's forms at the table: skill and ability checks on a d6, the five saves, attacks
+against ascending AC, the referee's chance rolls, and its fields on the combatant form.
+
+Each roll form has ``system_odds()``: the exact chance before the roll (``combat.odds`` asks
+it), with the notes the form's user needs (an immune target, the save category the seed's
+order suggests).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+from rules import dice
+from rules import dolmenwood as dw
+from rules.core import Modifier, total_of
+from rules.errors import RulesError
+from rules.labels import ABILITIES
+
+from . import systems
+from .access import Viewer
+from .errors import message_for
+from .forms import (
+    ABILITY_MAX,
+    ABILITY_MIN,
+    ActionForm,
+    AttackForm,
+    RollForm,
+    _natural_field,
+)
+from .models import Combatant, Kind
+
+CHECK_MODIFIER_HELP = _("Usually −2 (very hard) to +2 (very easy).")
+ROLL_MODIFIER_HELP = _("Usually −4 (very hard) to +4 (very easy).")
+
+
+@dataclass(frozen=True)
+class SystemOdds:
+    """What ``combat/_odds.html`` shows (``needed``+ · chance), and notes under it."""
+
+    needed: int
+    chance: Fraction
+    under: bool = False
+    notes: tuple[str, ...] = ()
+    matrix: None = None
+    location: Any = None
+
+
+def _die_needed(needed: int, sides: int) -> int:
+    """The natural needed, as OSE's odds say it: a 1 always fails and the top face always
+    succeeds, so it is never under 2 nor over the top face."""
+    return min(max(needed, 2), sides)
+
+
+def _situational(value: int) -> tuple[Modifier, ...]:
+    return (Modifier(value, dw.SITUATIONAL),) if value else ()
+
+
+def _values(form: forms.Form) -> dict[str, Any]:
+    """The form's valid values so far, posted or prefilled (as ``combat.odds`` reads them)."""
+    from .odds import _values as values_of
+
+    return values_of(form)
+
+
+def _rules_error(form: forms.Form, field: str | None, error: RulesError) -> None:
+    form.add_error(field, message_for(error))
+
+
+class SkillForm(RollForm):
+    """A d6 skill check against the target on the combatant's sheet."""
+
+    sides = 6
+    modifier_limit = 10
+    modifier_help = CHECK_MODIFIER_HELP
+    field_order_extra = ("skill",)
+    kept = ("actor", "skill", "secret")
+
+    def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
+        super().__init__(*args, viewer=viewer, **kwargs)
+        choices: dict[str, Any] = {key: label for key, label in systems.DW_SKILLS.items()}
+        for combatant in self.fields["actor"].offered:
+            for skill in systems.sheet_of(combatant):
+                choices.setdefault(systems.skill_choice(skill), skill.name)
+        self.fields["skill"] = forms.ChoiceField(
+            label=pgettext_lazy("dolmenwood", "Skill"),
+            choices=list(choices.items()),
+            initial="listen",
+        )
+        self.order_fields(["actor", "skill", "modifier", "natural"])
+        self.without_dice_fields()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        actor, choice = data.get("actor"), data.get("skill")
+        if actor is None or not choice:
+            return data
+        skill = systems.find_skill(actor, choice)
+        try:
+            if skill is None:
+                raise RulesError("skill_not_available", "", skill=choice.removeprefix("name:"))
+            data["target"] = dw.skill_target_for(skill.key, systems.engine_sheet([skill]))
+        except RulesError as error:
+            _rules_error(self, "skill", error)
+            return data
+        data["skill"] = skill
+        return data
+
+    def system_odds(self) -> SystemOdds:
+        values = _values(self)
+        skill: systems.SheetSkill = values["skill"]
+        mods = _situational(values.get("modifier") or 0)
+        chance = dw.skill_check_odds(skill.key, values["target"], mods)
+        notes = []
+        if len(skill.targets) == 2:
+            notes.append(
+                str(
+                    _("Kindred gives %(kindred)s, class %(klass)s: the better, %(target)s.")
+                    % {
+                        "kindred": skill.targets[0],
+                        "klass": skill.targets[1],
+                        "target": values["target"],
+                    }
+                )
+            )
+        notes.append(str(_("A natural 1 always fails, a natural 6 always succeeds.")))
+        return SystemOdds(
+            _die_needed(values["target"] - total_of(mods), 6), chance, notes=tuple(notes)
+        )
+
+
+class AbilityCheckForm(RollForm):
+    """A d6 ability check: 4 or more with the ability's modifier."""
+
+    sides = 6
+    modifier_limit = 10
+    modifier_help = CHECK_MODIFIER_HELP
+    field_order_extra = ("ability", "score")
+    kept = ("actor", "ability", "score", "secret")
+    ability = forms.ChoiceField(label=_("Ability"), choices=list(ABILITIES.items()))
+    score = forms.IntegerField(
+        label=_("Score"),
+        min_value=ABILITY_MIN,
+        max_value=ABILITY_MAX,
+        required=False,
+        help_text=_("STR, DEX and WIS come from the combatant when it has them."),
+    )
+
+    def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
+        super().__init__(*args, viewer=viewer, **kwargs)
+        self.without_dice_fields()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        actor, ability = data.get("actor"), data.get("ability")
+        if actor is not None and ability and data.get("score") is None:
+            data["score"] = {
+                "str": actor.str_score,
+                "dex": actor.dex_score,
+                "wis": actor.wis_score,
+            }.get(ability)
+        if ability and data.get("score") is None and "score" not in self.errors:
+            self.add_error("score", _("Enter the ability score."))
+        return data
+
+    def system_odds(self) -> SystemOdds:
+        values = _values(self)
+        mods = _situational(values.get("modifier") or 0)
+        chance = dw.ability_check_odds(values["ability"], values["score"], mods)
+        shift = dw.ability_modifier(values["score"]) + total_of(mods)
+        note = str(_("A natural 1 always fails, a natural 6 always succeeds."))
+        return SystemOdds(_die_needed(4 - shift, 6), chance, notes=(note,))
+
+
+class SaveForm(RollForm):
+    """A d20 save in one of the five categories; WIS counts against magic only."""
+
+    modifier_limit = 10
+    modifier_help = ROLL_MODIFIER_HELP
+    field_order_extra = ("category", "effect", "magical")
+    kept = ("actor", "category", "effect", "magical", "secret")
+    category = forms.ChoiceField(label=_("Saving throw"), choices=list(systems.DW_SAVES.items()))
+    effect = forms.ChoiceField(
+        label=_("What the effect is"),
+        required=False,
+        choices=[("", "—"), *systems.DW_EFFECTS.items()],
+        help_text=_(
+            "Not listed? Take the first category that fits, in the order Doom, Ray, Hold, "
+            "Blast, Spell; for very unusual effects, Doom."
+        ),
+    )
+    magical = forms.BooleanField(label=_("The effect is magical (WIS counts)"), required=False)
+
+    def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
+        super().__init__(*args, viewer=viewer, **kwargs)
+        self.without_dice_fields()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        effect = data.get("effect")
+        if effect and dw.is_magical_effect([effect]):
+            data["magical"] = True  # death magic, spells, Glamours, staves are magic by nature
+        return data
+
+    def system_odds(self) -> SystemOdds:
+        values = _values(self)
+        actor: Combatant = values["actor"]
+        category = values["category"]
+        target = systems.dw_save_target(actor, category)
+        mods = _situational(values.get("modifier") or 0)
+        magical = bool(values.get("magical"))
+        chance = dw.save_odds(category, target, mods, magical=magical, wisdom=actor.wis_score)
+        wis = dw.ability_modifier(actor.wis_score) if magical and actor.wis_score else 0
+        notes = [str(systems.DW_SAVE_COVERS[category])]
+        effect = values.get("effect")
+        if effect:
+            fits = dw.choose_save_category([effect])
+            notes.append(
+                str(
+                    _("%(effect)s: save vs %(category)s (the first category that fits).")
+                    % {"effect": systems.DW_EFFECTS[effect], "category": systems.DW_SAVES[fits]}
+                )
+            )
+        if magical and actor.wis_score is None:
+            notes.append(str(_("No WIS score: no modifier against magic.")))
+        notes.append(str(_("A natural 1 always fails, a natural 20 always succeeds.")))
+        needed = _die_needed(target - wis - total_of(mods), 20)
+        return SystemOdds(needed, chance, notes=tuple(notes))
+
+
+class DolmenwoodAttackForm(AttackForm):
+    """An attack against ascending AC: the attack bonus, STR (melee) or DEX (missile), the
+    weapon's form for immunities; hit locations as the OSE form has them."""
+
+    modifier_limit = 10
+    modifier_help = ROLL_MODIFIER_HELP
+    kept = (*AttackForm.kept, "weapon")
+
+    def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
+        super().__init__(*args, viewer=viewer, **kwargs)
+        self.fields["mode"].choices = [
+            ("melee", pgettext_lazy("attack", "Melee (STR)")),
+            ("missile", pgettext_lazy("attack", "Missile (DEX)")),
+        ]
+        self.fields["weapon"] = forms.ChoiceField(
+            label=_("Weapon"),
+            choices=list(systems.ATTACK_FORMS.items()),
+            initial="mundane",
+            required=False,
+        )
+        self.fields["damage"].help_text = _("One kind of die, e.g. 1d8 or 2d6+1.")
+        order = list(self.fields)
+        order.remove("weapon")
+        order.insert(order.index("mode") + 1, "weapon")
+        self.order_fields(order)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        target, damage = data.get("target"), data.get("damage")
+        data["weapon"] = data.get("weapon") or "mundane"
+        if target is not None and target.ac < 0:
+            self.add_error(
+                "target",
+                _("Dolmenwood's armour class is ascending: give %(name)s 0 or more.")
+                % {"name": target.name},
+            )
+        if damage is not None:
+            try:
+                data["dw_dice"] = dolmenwood_dice(damage)
+            except ValueError:
+                self.add_error("damage", _("One kind of die, e.g. 1d8 or 2d6+1."))
+        return data
+
+    def system_odds(self) -> SystemOdds:
+        values = _values(self)
+        attacker: Combatant = values["actor"]
+        target: Combatant = values["target"]
+        inputs = attack_inputs(attacker, values)
+        chance = dw.attack_odds(systems.attack_bonus(attacker), target.ac, **inputs)
+        shift = systems.attack_bonus(attacker) + total_of(inputs["modifiers"])
+        score = inputs["strength"] if inputs["kind"] == "melee" else inputs["dexterity"]
+        shift += dw.ability_modifier(score) if score is not None else 0
+        notes = []
+        if systems.is_immune(target, values.get("weapon") or "mundane"):
+            weapon = values.get("weapon") or "mundane"
+            notes.append(
+                str(
+                    _("%(target)s is immune to %(weapon)s: a hit deals no damage.")
+                    % {"target": target.name, "weapon": systems.IMMUNITIES[weapon]}
+                )
+            )
+        notes.append(str(_("A natural 1 always misses, a natural 20 always hits.")))
+        odds = SystemOdds(_die_needed(target.ac - shift, 20), chance, notes=tuple(notes))
+        if self.viewer.encounter.hit_locations:
+            from .odds import _location
+
+            odds = SystemOdds(
+                odds.needed, odds.chance, notes=odds.notes, location=_location(values)
+            )
+        return odds
+
+
+def attack_inputs(attacker: Combatant, values: dict[str, Any]) -> dict[str, Any]:
+    """What the engine's attack takes besides the bonus and AC: the kind, situational
+    modifiers, and STR and DEX for a character (monsters have no ability scores)."""
+    character = attacker.kind != Kind.MONSTER
+    return {
+        "kind": values["mode"],
+        "modifiers": _situational(values.get("modifier") or 0),
+        "strength": attacker.str_score if character else None,
+        "dexterity": attacker.dex_score if character else None,
+    }
+
+
+def dolmenwood_dice(expression: dice.DiceExpression) -> tuple[str, int]:
+    """A damage expression as Dolmenwood rolls it: one kind of die and a bonus (``2d6+1`` ->
+    ``("2d6", 1)``). ValueError for anything else (``1d6+1d4``, ``-1d6``, ``3``)."""
+    terms = expression.dice_terms
+    if len(terms) != 1 or terms[0].sign < 0:
+        raise ValueError(str(expression))
+    parsed = dw.DamageDice(terms[0].count, terms[0].sides)  # the engine's bounds
+    return str(parsed), expression.constant
+
+
+class ChanceForm(ActionForm):
+    """The referee's chance: X-in-6 (a d6, success on X or less) or a percentage (d100)."""
+
+    dice_fields = ("natural",)
+    kept = ("kind", "chance", "label", "secret")
+    kind = forms.ChoiceField(
+        label=_("Chance"),
+        choices=[("x_in_6", _("X-in-6 (d6)")), ("percent", _("Percentage (d100)"))],
+        initial="x_in_6",
+    )
+    chance = forms.IntegerField(
+        label=_("Chance of success"),
+        min_value=1,
+        max_value=100,
+        initial=3,
+        help_text=_("X-in-6: 3 is even odds, 1 very hard. Percentage: 50 even, 10 very hard."),
+    )
+    label = forms.CharField(label=_("What for"), max_length=60, required=False)
+
+    def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
+        super().__init__(*args, viewer=viewer, **kwargs)
+        self.fields["natural"] = _natural_field(100)
+        self.fields["natural"].help_text = _(
+            "Leave empty and the server rolls; a d100's 00 is 100."
+        )
+        if viewer.is_referee:
+            self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
+        self.without_dice_fields()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        kind, chance, natural = data.get("kind"), data.get("chance"), data.get("natural")
+        if kind == "x_in_6":
+            if chance is not None and chance > 6:
+                self.add_error("chance", _("X-in-6 takes 1 to 6."))
+            if natural is not None and natural > 6:
+                self.add_error("natural", _("A d6 shows 1 to 6."))
+        return data
+
+    def system_odds(self) -> SystemOdds:
+        values = _values(self)
+        if values["kind"] == "x_in_6":
+            return SystemOdds(values["chance"], dw.x_in_6_odds(values["chance"]), under=True)
+        return SystemOdds(values["chance"], dw.percentage_odds(values["chance"]), under=True)
+
+
+# --- the combatant form's Dolmenwood fields --------------------------------------------------
+
+
+class SkillSheetField(forms.CharField):
+    """A skill sheet typed as ``Listen 5/4, Climb wall 4``; stored as a list (systems)."""
+
+    widget = forms.Textarea(attrs={"rows": 2})
+
+    def prepare_value(self, value: Any) -> Any:
+        return systems.format_skills(value) if isinstance(value, list) else value
+
+    def to_python(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return value
+        text = super().to_python(value)
+        try:
+            return systems.parse_skills(text)
+        except ValueError as bad:
+            raise forms.ValidationError(
+                _("“%(item)s”: write a skill and its target 1 to 6, or two (Kindred/class)."),
+                params={"item": str(bad)},
+            ) from None
+
+
+DOLMENWOOD_FIELDS = ("attack_bonus", "wis_score", "skills", "immunities")
+
+
+def adapt_combatant_form(form: forms.ModelForm, dolmenwood: bool) -> None:
+    """The combatant form in the encounter's system: Dolmenwood's attack bonus, save names,
+    WIS, skills and immunities instead of THAC0; none of them for OSE."""
+    if not dolmenwood:
+        for name in DOLMENWOOD_FIELDS:
+            form.fields.pop(name, None)
+        return
+    form.fields.pop("thac0", None)
+    for key, name in systems.DW_SAVE_FIELDS.items():
+        form.fields[name].label = systems.DW_SAVES[key]
+    form.fields["attack_bonus"].help_text = _("Monsters: leave empty to take it from the Hit Dice.")
+    form.fields["wis_score"].help_text = _("Added to saves against magic; empty for monsters.")
+    form.fields["skills"] = SkillSheetField(
+        label=_("Skills"),
+        required=False,
+        help_text=_(
+            "Listen, Search and Survival are 6 unless given; class skills by name. Two "
+            "targets (Kindred/class): the better is used. E.g. Listen 5/4, Climb wall 4."
+        ),
+    )
+    form.fields["immunities"] = forms.MultipleChoiceField(
+        label=_("Immune to"),
+        required=False,
+        choices=list(systems.IMMUNITIES.items()),
+        widget=forms.CheckboxSelectMultiple,
+    )
+    form.fields["ac"].help_text = _("Ascending: higher is better.")
+
+
+def clean_dolmenwood_combatant(form: forms.ModelForm, data: dict[str, Any]) -> None:
+    """A character needs its attack bonus; THAC0 is kept as 19 − the bonus (the same odds)."""
+    bonus = data.get("attack_bonus")
+    if bonus is not None:
+        data["thac0"] = min(max(19 - bonus, -10), 25)
+    elif data.get("kind") != Kind.MONSTER and "attack_bonus" not in form.errors:
+        form.add_error("attack_bonus", _("A character needs this value from its class."))
+        data["thac0"] = 19  # no THAC0 field to complain on: the bonus's error says it
