@@ -5,12 +5,16 @@ direction and body words come from ``combat.zone_labels``."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
+from django.template.defaultfilters import floatformat
 from django.utils.translation import get_language, ngettext, pgettext_lazy
 from django.utils.translation import gettext as _
 
 from rules import dice
+from rules import hit_location as hl
 
 from .zone_labels import zone_label
 
@@ -98,3 +102,41 @@ def effect_text(effect: dict[str, Any], body: str | None = None) -> str:
 def effects_text(effects: list[dict[str, Any]], body: str | None = None) -> str:
     """Every effect of one hit or one round, in order, as one list of clauses."""
     return "; ".join(t for t in (effect_text(e, body) for e in effects) if t)
+
+
+def _percent(value: Fraction) -> str:
+    return floatformat(Decimal(value.numerator * 100) / Decimal(value.denominator), -1)
+
+
+def status_words(state: hl.ZoneState, dex: int | None = None) -> list[str]:
+    """What a body's wounds mean now, for its row: conditions, a death timer, bleeding,
+    movement left, and (``dex`` given: for those who see the numbers) DEX after maiming."""
+    words = [_label(CONDITIONS, c.value) for c in sorted(state.conditions)]
+    if state.dead:
+        return words
+    if state.dies_in is not None:
+        words.append(
+            ngettext("dies in %(amount)s round", "dies in %(amount)s rounds", state.dies_in)
+            % {"amount": state.dies_in}
+        )
+    bleeding = len(state.bleeding)
+    if bleeding:
+        words.append(
+            ngettext("bleeds %(amount)s hp per round", "bleeds %(amount)s hp per round", bleeding)
+            % {"amount": bleeding}
+        )
+    moving = hl.mobility(state)
+    for speed, none, part in (
+        (moving.ground, _("cannot walk"), _("ground speed %(percent)s%%")),
+        (moving.flight, _("cannot fly"), _("flight speed %(percent)s%%")),
+        (moving.swim, _("cannot swim"), _("swimming speed %(percent)s%%")),
+    ):
+        if speed is not None and speed < 1:
+            words.append(none if speed == 0 else part % {"percent": _percent(speed)})
+    if moving.crawling and moving.ground:
+        words.append(_("crawls"))
+    if dex is not None:
+        after = hl.effective_dex(state, dex)
+        if after != dex:
+            words.append(_("DEX %(before)s → %(after)s") % {"before": dex, "after": after})
+    return words

@@ -12,7 +12,7 @@ from rules.hit_location import ZoneState
 
 from ..models import Combatant
 from ..zone_labels import zone_hit_label
-from ..zone_log import effects_text
+from ..zone_log import effects_text, status_words
 from ..zones import state_of
 
 register = template.Library()
@@ -36,3 +36,22 @@ def zone_state(combatant: Combatant) -> ZoneState | None:
         return state_of(combatant)
     except (ValueError, KeyError, TypeError, RulesError):
         return None
+
+
+@register.simple_tag
+def zone_view(
+    combatant: Combatant, viewer: Any, show_numbers: bool, controlled_ids: Any
+) -> dict[str, Any] | None:
+    """A body as its row shows it: with numbers for whom the row shows hit points (the
+    referee, the party, one's own, foes when the referee shows theirs), else states only."""
+    state = zone_state(combatant)
+    if state is None:
+        return None
+    numbers = bool(
+        viewer.is_referee
+        or combatant.side == "party"
+        or show_numbers
+        or combatant.pk in (controlled_ids or ())
+    )
+    words = status_words(state, combatant.dex_score if numbers else None)
+    return {"state": state, "numbers": numbers, "words": words}

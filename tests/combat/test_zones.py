@@ -746,3 +746,18 @@ def test_the_body_chosen_is_pictured_under_its_field(encounter, referee, player)
     for nonsense in ({"body": "dragon"}, {"body": "snake", "wings": "2"}, {"wings": "x"}):
         assert "body-diagram" not in referee.get(url, nonsense).content.decode()
     assert player.get(url, {"body": "fish"}).status_code == 403
+
+
+def test_a_row_says_what_the_wounds_mean_now(table):
+    encounter, referee, player, bara, goblin = table
+    _attack(referee, encounter, goblin, bara, location=80, damage_dice=6)  # left leg, 6 of 5
+    page = re.sub(r"\s+", " ", player.get(_url("encounter", encounter)).content.decode())
+    own = _row(page, bara)
+    assert "bleeds 1 hp per round" in own and "crawls" in own
+    assert "DEX 9 → 8" in own  # one point over the leg's maximum
+    ant = monster(encounter, "Giant ant", body="insectoid", hp_max=20, hp=20)
+    zones.sync(ant, encounter)
+    _post(referee, "zone", encounter, {"action": "damage", "zone": "head", "amount": "5"}, ant.pk)
+    page = re.sub(r"\s+", " ", player.get(_url("encounter", encounter)).content.decode())
+    foe = _row(page, ant)
+    assert "dies in 1 round" in foe and "cannot defend" in foe and "DEX" not in foe
