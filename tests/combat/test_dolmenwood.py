@@ -576,10 +576,124 @@ def test_a_skill_sheet_that_cannot_be_read_is_a_form_error(referee, encounter):
     assert not encounter.combatants.filter(name="X").exists()
 
 
-# --- the round skeleton -------------------------------------------------------------------------
+# --- the round skeleton: a d6 per side, turns, morale, conditions -------------------------------
 
 
-def test_a_dolmenwood_fight_rolls_initiative_per_side(referee, hunter, bogle, encounter):
-    referee.post(reverse("fight", args=[encounter.slug]), {"action": "start"}, **HX)
+def test_a_dolmenwood_fight_runs_in_rounds_with_a_d6_per_side(referee, player, hunter, encounter):
+    from .test_rounds import _advance, _initiative, _page, _round_section, _start
+
+    goblin = monster(encounter, "Goblin", morale=7, ac=12)
+    monster(encounter, "Goblin 2", morale=7, ac=12)
+    _start(referee, encounter)
+    _initiative(referee, encounter, party_die=5, foes_die=2)
+    section = _round_section(_page(player, encounter))
+    assert "The party acts." in section and "Your side acts" in section
+    # The acting side attacks by Dolmenwood's rules in the middle of the round.
+    _post(
+        player,
+        encounter,
+        "dw_attack",
+        {"actor": hunter.pk, "target": goblin.pk, "mode": "melee", "natural": 15},
+    )
+    assert LogEntry.objects.filter(kind="attack", data__system="dolmenwood").exists()
+    _advance(referee, encounter, "turn")
+    assert "The foes act." in _round_section(_page(player, encounter))
+    goblin.hp = 0
+    goblin.save()
+    assert "Morale check due for the foes" in _page(referee, encounter)
+
+
+def test_a_paralysed_character_cannot_make_a_skill_check(referee, player, hunter, encounter):
+    from combat.models import Condition
+
+    Condition.objects.create(combatant=hunter, kind="paralysed", rounds_left=3)
+    response = _post(player, encounter, "dw_skill", {"actor": hunter.pk, "skill": "listen"})
+    assert "Wendeline is paralysed and cannot act." in response.content.decode()
+    assert not LogEntry.objects.exists()
+
+
+def test_the_helpless_are_hit_without_a_roll(referee, hunter, bogle, encounter):
+    from combat.models import Condition
+
+    Condition.objects.create(combatant=bogle, kind="asleep", rounds_left=3)
+    _post(
+        referee,
+        encounter,
+        "dw_attack",
+        {
+            "actor": hunter.pk,
+            "target": bogle.pk,
+            "mode": "melee",
+            "damage": "1d6",
+            "damage_dice": "2",
+        },
+    )
+    entry = LogEntry.objects.get()
+    assert (entry.data["helpless"], entry.data["roll"]) == ("hit", None)
+    bogle.refresh_from_db()
+    assert bogle.hp == 3  # 2 + 1 STR
+
+
+# --- hit locations with Dolmenwood -----------------------------------------------------------
+
+
+def test_a_hit_lands_in_a_zone_and_hit_points_stay_at_0_or_more(referee, hunter, bogle, encounter):
+    from combat import zones
+
+    encounter.hit_locations = True
+    encounter.save()
+    for combatant in (hunter, bogle):
+        zones.sync(combatant, encounter)
+    values = {
+        "actor": hunter.pk,
+        "target": bogle.pk,
+        "mode": "melee",
+        "weapon": "mundane",
+        "natural": 15,
+        "damage": "2d6",
+        "damage_dice": "6 6",
+        "direction": "front",
+        "location": 65,
+    }
+    response = _post(referee, encounter, "dw_attack", values)
+    assert response.status_code == 200
+    entry = LogEntry.objects.get()
+    assert entry.data["location"]["zone"] == "left_arm"
+    assert "zones" in entry.effects[0]
+    bogle.refresh_from_db()
+    assert bogle.hp == 0
+    referee.post(reverse("undo", args=[encounter.slug, entry.seq]), **HX)
+    bogle.refresh_from_db()
+    assert bogle.hp == 6
+    assert zones.state_of(bogle).total_damage == 0
+
+
+# --- live: every screen, in its language ---------------------------------------------------------
+
+
+def test_every_screen_hears_of_a_roll_in_its_own_language(player, hunter, encounter):
+    from combat.access import Viewer
+    from combat.live import render_snapshot
+
+    _post(player, encounter, "dw_skill", {"actor": hunter.pk, "skill": "listen", "natural": 6})
     encounter.refresh_from_db()
-    assert encounter.round >= 1 or LogEntry.objects.filter(kind="combat").exists()
+    referee_view = Viewer(encounter, is_referee=True, seat=None)
+    player_view = Viewer(encounter, is_referee=False, seat=player.seat)
+    assert "Wendeline: Listen check" in render_snapshot(referee_view, "en")[1]
+    ukrainian = render_snapshot(player_view, "uk")[1]
+    assert "перевірка навички «Слухання»" in ukrainian
+    assert "натуральна 6 — завжди успіх" in ukrainian
+    assert "Naslouchání" in render_snapshot(player_view, "cs")[1]
+
+
+def test_a_changed_system_changes_the_live_rows_buttons(referee, hunter, encounter):
+    from combat.access import Viewer
+    from combat.live import render_snapshot
+
+    viewer = Viewer(encounter, is_referee=True, seat=None)
+    assert reverse("dw_skill", args=[encounter.slug]) in render_snapshot(viewer, "en")[1]
+    _settings(referee, encounter, system="ose")
+    encounter.refresh_from_db()
+    html = render_snapshot(Viewer(encounter, is_referee=True, seat=None), "en")[1]
+    assert reverse("dw_skill", args=[encounter.slug]) not in html
+    assert reverse("save", args=[encounter.slug]) + "?actor=" in html
