@@ -490,6 +490,8 @@ def change_hit_points(
 ) -> LogEntry:
     actor = _locked(viewer, actor)
     if action == "damage":
+        if viewer.encounter.system == "dolmenwood" and actor.hp >= 0:
+            amount = min(amount, actor.hp)  # Dolmenwood: hit points never drop below 0
         effect, killed = _hurt(actor, amount)
         kind = EntryKind.DAMAGE
     else:

@@ -697,3 +697,14 @@ def test_a_changed_system_changes_the_live_rows_buttons(referee, hunter, encount
     html = render_snapshot(Viewer(encounter, is_referee=True, seat=None), "en")[1]
     assert reverse("dw_skill", args=[encounter.slug]) not in html
     assert reverse("save", args=[encounter.slug]) + "?actor=" in html
+
+
+def test_damage_by_hand_stops_at_0_hit_points(referee, bogle, encounter):
+    _post(referee, encounter, "hit_points", {"actor": bogle.pk, "action": "damage", "amount": 50})
+    bogle.refresh_from_db()
+    assert bogle.hp == 0
+    entry = LogEntry.objects.get()
+    assert entry.data["killed"] is True
+    referee.post(reverse("undo", args=[encounter.slug, entry.seq]), **HX)
+    bogle.refresh_from_db()
+    assert bogle.hp == 6
