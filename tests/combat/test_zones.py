@@ -761,3 +761,15 @@ def test_a_row_says_what_the_wounds_mean_now(table):
     page = re.sub(r"\s+", " ", player.get(_url("encounter", encounter)).content.decode())
     foe = _row(page, ant)
     assert "dies in 1 round" in foe and "cannot defend" in foe and "DEX" not in foe
+
+
+def test_the_zone_panel_works_without_javascript(table):
+    encounter, referee, _player, bara, _goblin = table
+    url = _url("zone", encounter, bara.pk)
+    page = referee.get(url + "?zone=head").content.decode()
+    assert "<!doctype html>" in page.lower() and "Body zones: Bára" in page
+    values = form_values(page, url) | {"amount": "1"}
+    response = referee.post(url, values)
+    assert response.status_code == 302
+    bara.refresh_from_db()
+    assert zones.state_of(bara).damage_to("head") == 1
