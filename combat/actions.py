@@ -245,6 +245,7 @@ def attack(
     special: str = "",
     hold_round: int | None = None,
     escape: int | None = None,
+    wound_dice: list[int] | None = None,
 ) -> LogEntry:
     attacker, target = _locked_pair(viewer, actor, target)
     _able(_alive(attacker))
@@ -252,6 +253,7 @@ def attack(
     where = _where(viewer, attacker, direction, attacker_ft, weapon_ft, location)
     if where is not None:
         where["special"] = {"kind": special, "round": hold_round, "escape": escape}
+        where["wound_dice"] = wound_dice
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
     helpless = _helpless(target)

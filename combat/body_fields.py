@@ -144,6 +144,7 @@ def location_field() -> forms.IntegerField:
 
 
 SPECIAL_FIELDS = ("special", "hold_round", "escape")
+WOUND_FIELDS = ("wound_dice",)
 
 
 def special_attack_fields() -> dict[str, forms.Field]:
@@ -175,3 +176,16 @@ def special_attack_fields() -> dict[str, forms.Field]:
             help_text=_("Swallowed unless 10 or less (not for damage 6-24)."),
         ),
     }
+
+
+def wound_dice_field() -> forms.Field:
+    """Dice a wound calls for (a humanoid's lost tail: 1d6 DEX; death and writhing timers),
+    typed in from the table in the order the wound needs them."""
+    from .forms import EnteredDiceField  # the forms build on this module
+
+    return EnteredDiceField(
+        label=_("Wound dice rolled at the table"),
+        max_length=60,
+        required=False,
+        help_text=_("Only if the wound calls for dice (a lost tail, a death timer); in order."),
+    )

@@ -612,6 +612,7 @@ class AttackForm(RollForm):
         "attacker_ft",
         "weapon_ft",
         "location",
+        *body_fields.WOUND_FIELDS,
         *body_fields.SPECIAL_FIELDS,
     )
 
@@ -640,9 +641,10 @@ class AttackForm(RollForm):
         )
         self.fields["weapon_ft"] = body_fields.length_field(_("Weapon length (ft)"), Decimal(0))
         self.fields["location"] = body_fields.location_field()
+        self.fields["wound_dice"] = body_fields.wound_dice_field()
         # Which attacker the heights were filled in for: another chosen since keeps its own.
         self.fields["measured"] = forms.CharField(widget=forms.HiddenInput, required=False)
-        self.dice_fields = (*self.dice_fields, "location")
+        self.dice_fields = (*self.dice_fields, "location", *body_fields.WOUND_FIELDS)
         if any(c.kind == Kind.MONSTER for c in self.fields["actor"].offered):
             self.fields.update(body_fields.special_attack_fields())
             self.dice_fields = (*self.dice_fields, "escape")

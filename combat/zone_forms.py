@@ -9,6 +9,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from .body_fields import wound_dice_field
 from .forms import ActionForm
 from .models import HP_LIMIT, Combatant
 from .zone_labels import zone_label
@@ -35,9 +36,12 @@ class ZoneForm(ActionForm):
         help_text=_("A fall, a trap, a spell…"),
     )
 
+    dice_fields = ("wound_dice",)
+
     def __init__(self, *args: Any, viewer: Any, combatant: Combatant, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
         self.combatant = combatant
+        self.fields["wound_dice"] = wound_dice_field()
         state = state_of(combatant)
         plan = state.plan if state is not None else plan_for(combatant)
         self.fields["zone"].choices = [

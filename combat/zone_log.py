@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.template.defaultfilters import floatformat
-from django.utils.translation import get_language, ngettext, pgettext_lazy
+from django.utils.translation import get_language, ngettext, pgettext, pgettext_lazy
 from django.utils.translation import gettext as _
 
 from rules import dice
@@ -55,7 +55,8 @@ def _dice(roll: dict[str, Any] | None) -> str:
     letter = dice.die_letter_for(get_language() or "en")
     bias = roll.get("bias") or 0
     spec = f"{roll['count']}{letter}{roll['sides']}" + (f"{bias:+d}" if bias else "")
-    return f" ({spec}: {', '.join(str(n) for n in roll['dice'])})"
+    source = pgettext("die", "typed in") if roll.get("entered") else pgettext("die", "server roll")
+    return f" ({spec}: {', '.join(str(n) for n in roll['dice'])}, {source})"
 
 
 def effect_text(effect: dict[str, Any], body: str | None = None) -> str:

@@ -178,8 +178,9 @@ def sync_all(encounter: Encounter) -> None:
 # --- what a change stores ----------------------------------------------------------------------
 
 
-def effect_data(effect: ZoneEffect) -> dict[str, Any]:
-    """One effect the engine returned, as the log keeps it (keys and numbers)."""
+def effect_data(effect: ZoneEffect, typed: bool | None = None) -> dict[str, Any]:
+    """One effect the engine returned, as the log keeps it (keys and numbers); ``typed``:
+    whether its dice were typed in from the table (None: no dice)."""
     data: dict[str, Any] = {"kind": effect.kind.value}
     if effect.zone is not None:
         data["zone"] = effect.zone.value
@@ -198,8 +199,20 @@ def effect_data(effect: ZoneEffect) -> dict[str, Any]:
             "bias": spec.bias,
             "dice": list(effect.roll.naturals),
             "total": effect.roll.total,
+            "entered": bool(typed),
         }
     return data
+
+
+def _effects_data(effects: tuple[ZoneEffect, ...], typed: int = 0) -> list[dict[str, Any]]:
+    """The effects as data; the first ``typed`` dice they rolled were typed in (the engine
+    reads entered dice first, in order)."""
+    out = []
+    for effect in effects:
+        count = len(effect.roll.naturals) if effect.roll else 0
+        out.append(effect_data(effect, typed >= count if count else None))
+        typed = max(0, typed - count)
+    return out
 
 
 @dataclass(frozen=True)
@@ -212,7 +225,11 @@ class Change:
 
 
 def _commit(
-    combatant: Combatant, before: ZoneState, after: ZoneState, effects: tuple[ZoneEffect, ...]
+    combatant: Combatant,
+    before: ZoneState,
+    after: ZoneState,
+    effects: tuple[ZoneEffect, ...],
+    typed: int = 0,
 ) -> Change:
     """Store ``after`` on the (locked) combatant and move its hit points with it."""
     stored = combatant.zones
@@ -226,7 +243,7 @@ def _commit(
     combatant.save(update_fields=["zones"])
     effect, killed = _set_hp(combatant, hp)
     effect["zones"] = {"before": stored, "after": combatant.zones}
-    return Change(effect, [effect_data(e) for e in effects], killed)
+    return Change(effect, _effects_data(effects, typed), killed)
 
 
 def _locked(viewer: Viewer, combatant: Combatant) -> Combatant:
@@ -242,11 +259,19 @@ def _state(combatant: Combatant, encounter: Encounter) -> ZoneState:
     return state
 
 
-def hit_zone(encounter: Encounter, target: Combatant, zone: str, amount: int) -> Change:
-    """Damage to one zone of a locked target, inside the caller's transaction."""
+def hit_zone(
+    encounter: Encounter,
+    target: Combatant,
+    zone: str,
+    amount: int,
+    entered: list[int] | None = None,
+) -> Change:
+    """Damage to one zone of a locked target, inside the caller's transaction. Dice the
+    wound calls for (a tail's DEX, death timers) are ``entered`` from the table first, in
+    order, then the server's; more than it needs is the engine's error."""
     before = _state(target, encounter)
-    after, effects = hl.apply_zone_damage(before, zone, amount, rng=RNG)
-    return _commit(target, before, after, effects)
+    after, effects = hl.apply_zone_damage(before, zone, amount, rng=RNG, entered=entered or ())
+    return _commit(target, before, after, effects, len(entered or ()))
 
 
 def remember(attacker: Combatant, height_ft: Any, weapon_ft: Any) -> None:
@@ -328,7 +353,7 @@ def land(
         total = hold.total
         data["special"] = {"kind": kind, "round": hold.round_number, "bonus": total - rolled}
     data["zone_damage"] = total
-    change = hit_zone(encounter, target, data["location"]["zone"], total)
+    change = hit_zone(encounter, target, data["location"]["zone"], total, where.get("wound_dice"))
     data["zone_effects"], data["killed"] = change.effects, change.killed
     effect = change.effect
     if kind in ("seize_and_tear", "swallow") and data.get("roll"):
@@ -388,11 +413,12 @@ def damage_zone(
     zone: str,
     amount: int,
     label: str = "",
+    wound_dice: list[int] | None = None,
     once: str = "",
 ) -> LogEntry:
     """The referee's damage to a zone (a fall, a trap, a spell)."""
     combatant = _locked(viewer, combatant)
-    change = hit_zone(viewer.encounter, combatant, zone, amount)
+    change = hit_zone(viewer.encounter, combatant, zone, amount, wound_dice)
     data = _entry_data(combatant, "damage", zone, change) | {"amount": amount, "label": label}
     return _record_zone(viewer, combatant, data, change, once)
 

@@ -57,6 +57,7 @@ def _act(viewer: Viewer, form: ZoneForm):
         zone=data["zone"],
         amount=data["amount"],
         label=data["label"],
+        wound_dice=data.get("wound_dice"),
         once=once,
     )
 

@@ -773,3 +773,46 @@ def test_the_zone_panel_works_without_javascript(table):
     assert response.status_code == 302
     bara.refresh_from_db()
     assert zones.state_of(bara).damage_to("head") == 1
+
+
+# --- dice a wound calls for ----------------------------------------------------------------------
+
+
+def _with_tail(bara, encounter):
+    bara.tail = True
+    bara.save()
+    zones.sync(bara, encounter)
+    return zones.state_of(bara)
+
+
+def test_a_lost_tails_dex_die_typed_in_from_the_table(table):
+    encounter, referee, _player, bara, goblin = table
+    state = _with_tail(bara, encounter)
+    tail = next(r for r in hl.location_table_for(state.plan, "rear").rows if r.zone == "tail")
+    response = _attack(
+        referee, encounter, goblin, bara, direction="rear", location=tail.low, wound_dice="5"
+    )
+    text = re.sub(r"\s+", " ", response.content.decode())
+    assert "in the tail" in text and "loses 5 DEX (1d6: 5, typed in)" in text
+    assert zones.state_of(Combatant.objects.get(pk=bara.pk)).tail_dex_loss == 5
+
+
+def test_the_server_rolls_a_wounds_die_nobody_typed_and_says_so(table):
+    encounter, referee, _player, bara, _goblin = table
+    _with_tail(bara, encounter)
+    values = {"action": "damage", "zone": "tail", "amount": "4"}
+    text = re.sub(r"\s+", " ", _post(referee, "zone", encounter, values, bara.pk).content.decode())
+    assert re.search(r"loses \d DEX \(1d6: \d, server roll\)", text)
+
+
+@pytest.mark.parametrize("wound_dice", ["5 5", "7", "two"])
+def test_wound_dice_that_do_not_fit_change_nothing(table, wound_dice):
+    encounter, referee, _player, bara, _goblin = table
+    _with_tail(bara, encounter)
+    bara.refresh_from_db()
+    before = (bara.hp, dict(bara.zones))
+    values = {"action": "damage", "zone": "tail", "amount": "4", "wound_dice": wound_dice}
+    response = _post(referee, "zone", encounter, values, bara.pk)
+    assert 'class="errors"' in response.content.decode()
+    bara.refresh_from_db()
+    assert (bara.hp, bara.zones) == before
