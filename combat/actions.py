@@ -246,6 +246,7 @@ def attack(
     hold_round: int | None = None,
     escape: int | None = None,
     wound_dice: list[int] | None = None,
+    posture: str = "",
 ) -> LogEntry:
     attacker, target = _locked_pair(viewer, actor, target)
     _able(_alive(attacker))
@@ -254,6 +255,7 @@ def attack(
     if where is not None:
         where["special"] = {"kind": special, "round": hold_round, "escape": escape}
         where["wound_dice"] = wound_dice
+        where["roll"]["posture"] = posture
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
     helpless = _helpless(target)

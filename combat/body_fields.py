@@ -17,8 +17,15 @@ from rules import hit_location as hl
 from rules.errors import RulesError
 
 from .models import LENGTH_LIMIT, BodyKind, Combatant, WingCount
-from .zone_labels import DIRECTIONS
-from .zones import DEFAULT_HEIGHT, LEGS_ALLOWED, TAIL_ALLOWED, WINGS_ALLOWED, plan_for
+from .zone_labels import DIRECTIONS, VARIANTS
+from .zones import (
+    DEFAULT_HEIGHT,
+    LEGS_ALLOWED,
+    POSTURES,
+    TAIL_ALLOWED,
+    WINGS_ALLOWED,
+    plan_for,
+)
 
 BODY_FIELDS = ("body", "wings", "tail", "legs", "height_ft", "weapon_ft")
 LEG_CHOICES = [
@@ -189,3 +196,22 @@ def wound_dice_field() -> forms.Field:
         required=False,
         help_text=_("Only if the wound calls for dice (a lost tail, a death timer); in order."),
     )
+
+
+def posture_field() -> forms.ChoiceField:
+    """The target's posture of the moment, which changes what each direction reaches."""
+    return forms.ChoiceField(
+        label=_("Target's posture"),
+        required=False,
+        choices=[
+            ("", pgettext_lazy("posture", "as usual")),
+            *((key, VARIANTS[key]) for key in POSTURES),
+        ],
+        help_text=_("Wings folded: birds; upright: reptiles; coiled: snakes."),
+    )
+
+
+def clean_posture(form: forms.Form, data: dict[str, Any]) -> None:
+    posture, target = data.get("posture"), data.get("target")
+    if posture and target is not None and POSTURES[posture][0] != target.body:
+        form.add_error("posture", _("This body type has no such variant."))

@@ -609,6 +609,7 @@ class AttackForm(RollForm):
     # --- hit locations: the direction, heights and the location die ------------------------
     LOCATION_FIELDS = (
         "direction",
+        "posture",
         "attacker_ft",
         "weapon_ft",
         "location",
@@ -640,6 +641,7 @@ class AttackForm(RollForm):
             _("Attacker's height (ft)"), body_fields.MIN_HEIGHT
         )
         self.fields["weapon_ft"] = body_fields.length_field(_("Weapon length (ft)"), Decimal(0))
+        self.fields["posture"] = body_fields.posture_field()
         self.fields["location"] = body_fields.location_field()
         self.fields["wound_dice"] = body_fields.wound_dice_field()
         # Which attacker the heights were filled in for: another chosen since keeps its own.
@@ -688,6 +690,7 @@ class AttackForm(RollForm):
             self.add_error("damage", _("Give the damage dice to enter their results."))
         if "direction" in self.fields:
             self._clean_location(data)
+            body_fields.clean_posture(self, data)
         if data.get("special") and data.get("actor") and data["actor"].kind != Kind.MONSTER:
             self.add_error("special", _("Only monsters make special attacks."))
         return data

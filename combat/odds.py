@@ -167,6 +167,8 @@ def _location(values: dict[str, Any]) -> LocationOdds | None:
     try:
         state = zones.state_of(target)
         plan = state.plan if state else zones.plan_for(target)
+        options = target.zones["plan"] if state else zones.plan_options(target)
+        plan = zones.postured(plan, options, values.get("posture"))
         band = hl.height_band_for(height, target.height_ft, weapon).band
         chances = hl.location_odds(plan, values["direction"], band)
     except (RulesError, KeyError, ValueError):

@@ -20,6 +20,7 @@ from typing import Any
 from django.db import transaction
 
 from rules import hit_location as hl
+from rules.errors import RulesError
 from rules.hit_location import BodyPlan, ZoneEffect, ZoneState
 
 from .access import Viewer
@@ -298,6 +299,25 @@ def default_direction(plan: BodyPlan) -> str:
     return "front" if hl.Direction.FRONT in directions else directions[0].value
 
 
+# A body's posture of the moment: which ``body_plan`` variant it is attacked in.
+POSTURES = {
+    "wings_folded": ("bird", {"wings_spread": False}),
+    "upright": ("reptile", {"upright": True}),
+    "coiled": ("snake", {"coiled": True}),
+}
+
+
+def postured(plan: BodyPlan, options: dict[str, Any], posture: str | None) -> BodyPlan:
+    """The plan as the body stands now (a bird's wings folded, a reptile upright, a snake
+    coiled): the same zones, reached from other directions. A posture the body type does
+    not have is the engine's ``variant_not_available``."""
+    if not posture:
+        return plan
+    if posture not in POSTURES:
+        raise RulesError("variant_not_available", "no such posture", variant=str(posture))
+    return _plan({**options, **POSTURES[posture][1]})
+
+
 def locate(
     encounter: Encounter,
     attacker: Combatant,
@@ -305,16 +325,19 @@ def locate(
     *,
     direction: str | None,
     natural: int | None,
+    posture: str | None = None,
 ) -> dict[str, Any]:
     """Where a hit lands: the height band of the attacker (with its weapon) against the
     target, then the d100 (typed in, or the server's) on the target's table from that
-    direction. Returned as the log keeps it."""
+    direction, in the target's posture. Returned as the log keeps it."""
     state = _state(target, encounter)
-    direction = direction or default_direction(state.plan)
+    plan = postured(state.plan, target.zones["plan"], posture)
+    direction = direction or default_direction(plan)
     band = hl.height_band_for(attacker.height_ft, target.height_ft, attacker.weapon_ft)
-    roll = hl.roll_location(state.plan, direction, band.band, rng=RNG, entered=natural)
+    roll = hl.roll_location(plan, direction, band.band, rng=RNG, entered=natural)
     return {
         "body": target.body,
+        "posture": posture or "",
         "direction": direction,
         "band": str(band.band),
         "attacker_ft": feet(attacker.height_ft),

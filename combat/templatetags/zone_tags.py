@@ -11,7 +11,7 @@ from rules.errors import RulesError
 from rules.hit_location import ZoneState
 
 from ..models import Combatant
-from ..zone_labels import zone_hit_label
+from ..zone_labels import VARIANTS, zone_hit_label
 from ..zone_log import effects_text, status_words
 from ..zones import state_of
 
@@ -55,3 +55,8 @@ def zone_view(
     )
     words = status_words(state, combatant.dex_score if numbers else None)
     return {"state": state, "numbers": numbers, "words": words}
+
+
+@register.filter
+def posture_name(key: str) -> str:
+    return str(VARIANTS.get(key, key))

@@ -816,3 +816,36 @@ def test_wound_dice_that_do_not_fit_change_nothing(table, wound_dice):
     assert 'class="errors"' in response.content.decode()
     bara.refresh_from_db()
     assert (bara.hp, bara.zones) == before
+
+
+# --- a body's posture ------------------------------------------------------------------------
+
+
+def test_a_bird_with_its_wings_folded_shows_head_and_body_to_the_side(table):
+    encounter, referee, _player, bara, _goblin = table
+    crow = monster(encounter, "Crow", body="bird", hp_max=10, hp=10)
+    zones.sync(crow, encounter)
+    query = f"?actor={bara.pk}&target={crow.pk}&mode=melee&direction=left"
+    url = _url("odds", encounter, "attack") + query
+    spread = re.findall(r'<li data-zone="(\w+)">', referee.get(url).content.decode())
+    folded = re.findall(
+        r'<li data-zone="(\w+)">', referee.get(url + "&posture=wings_folded").content.decode()
+    )
+    assert spread == ["left_wing"]
+    assert folded == ["head", "left_wing", "body"]
+    body = next(r for r in hl.location_table_for(
+        zones._plan({"body": "bird", "wings_spread": False}), "left"
+    ).rows if r.zone == "body")  # fmt: skip
+    _attack(
+        referee, encounter, bara, crow, direction="left", posture="wings_folded", location=body.low
+    )
+    entry = LogEntry.objects.get(encounter=encounter, kind="attack")
+    assert entry.data["location"]["zone"] == "body"
+    assert entry.data["location"]["posture"] == "wings_folded"
+
+
+def test_a_posture_the_body_has_not_is_a_form_error(table):
+    encounter, referee, _player, bara, goblin = table
+    response = _attack(referee, encounter, goblin, bara, posture="coiled", location=5)
+    assert "This body type has no such variant." in response.content.decode()
+    assert not LogEntry.objects.filter(encounter=encounter, kind="attack").exists()
