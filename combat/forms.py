@@ -27,6 +27,7 @@ from rules.labels import ABILITIES, SAVES
 
 from . import body_fields, systems
 from .access import Viewer
+from .classes import ABILITY_FIELDS, CHARACTER_FIELDS
 from .errors import Refused, message_for
 from .models import (
     ABILITY_MAX,
@@ -252,6 +253,7 @@ class CombatantForm(MergingForm):
             "wis_score",
             "skills",
             "immunities",
+            *CHARACTER_FIELDS,  # class, level, abilities, notes (combat.character_forms)
         ]
 
     def __init__(self, *args, encounter: Encounter, **kwargs) -> None:
@@ -280,6 +282,9 @@ class CombatantForm(MergingForm):
         from .system_forms import adapt_combatant_form  # built on this module
 
         adapt_combatant_form(self, systems.is_dolmenwood(encounter))
+        from . import character_forms  # built on this module
+
+        character_forms.adapt_combatant_form(self)  # after the systems': WIS for every system
 
     def rebuild_kwargs(self, current: models.Model) -> dict[str, Any]:
         return super().rebuild_kwargs(current) | {"encounter": self.encounter}
@@ -297,6 +302,9 @@ class CombatantForm(MergingForm):
 
     def clean(self) -> dict:
         data = super().clean()
+        from .character_forms import clean_character
+
+        clean_character(self, data)  # class and level fill THAC0 and saves (combat.classes)
         kind = data.get("kind")
         hit_dice = (data.get("hit_dice") or "").strip()
         data["hit_dice"] = hit_dice
@@ -728,7 +736,7 @@ class CheckForm(RollForm):
         min_value=3,
         max_value=18,
         required=False,
-        help_text=_("STR and DEX come from the combatant."),
+        help_text=_("Leave empty to use the score stored on the combatant."),
     )
 
     modifier_limit = 4
@@ -741,8 +749,8 @@ class CheckForm(RollForm):
     def clean(self) -> dict:
         data = super().clean()
         actor, ability = data.get("actor"), data.get("ability")
-        if actor is not None and ability in ("str", "dex") and data.get("score") is None:
-            data["score"] = actor.str_score if ability == "str" else actor.dex_score
+        if actor is not None and ability in ABILITY_FIELDS and data.get("score") is None:
+            data["score"] = getattr(actor, ABILITY_FIELDS[ability])  # any of the six stored
         if ability and data.get("score") is None and "score" not in self.errors:
             self.add_error("score", _("Enter the ability score."))
         return data

@@ -159,6 +159,10 @@ class State:
                 tuple((p.pk, p.category, p.amount, p.modifier) for p in waiting), c.seat_id,
                 # Hit locations (combat.zones): the body as the row draws it.
                 repr(c.zones) if self.encounter.hit_locations else None,
+                # Characters (combat.classes): class, abilities and notes, on the referee's
+                # and the combatant's own player's rows only (the template checks control).
+                c.kind, c.char_class, c.level, c.str_score, c.int_score, c.wis_score,
+                c.dex_score, c.con_score, c.cha_score, c.notes,
                 seat.name if seat else None,
             )  # fmt: skip
             if c.seat_id:

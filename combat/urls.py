@@ -6,7 +6,7 @@ import os
 
 from django.urls import include, path
 
-from .views import group, pages, rolls, rounds, systems, table, zones_tables
+from .views import characters, group, pages, rolls, rounds, systems, table, zones_tables
 from .views import zones as zone_views
 
 encounter_patterns = [
@@ -17,6 +17,8 @@ encounter_patterns = [
     path("links/", table.new_links, name="new_links"),
     path("combatants/new/", table.combatant_new, name="combatant_new"),
     path("combatants/quick-add/", table.quick_add, name="quick_add"),
+    path("combatants/fill/", characters.combatant_fill, name="combatant_fill"),
+    path("combatants/<int:pk>/notes/", characters.combatant_notes, name="combatant_notes"),
     path("combatants/<int:pk>/", table.combatant_edit, name="combatant_edit"),
     path("combatants/<int:pk>/delete/", table.combatant_delete, name="combatant_delete"),
     path("combatants/<int:pk>/hide/", table.combatant_toggle_hidden, name="combatant_hide"),

@@ -1,0 +1,166 @@
+"""The combatant form's character part: class and level filling THAC0 and saves (as the
+referee chooses them, through htmx, and again when the form is saved), the six ability scores,
+and the notes a combatant's player edits from their phone.
+
+The fill rule is :func:`combat.classes.refill`: a value still as the previous class and level
+gave it (or empty) follows the new ones; a value the referee typed over is kept. The form
+remembers what its values were filled from in a hidden ``filled_from`` field ("fighter:3"); a
+form posted without it compares with the combatant's stored class and level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django import forms
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from . import classes
+from .forms import CombatantForm, MergingForm
+from .models import ABILITY_MAX, ABILITY_MIN, NOTES_LIMIT, Combatant, Encounter, Kind
+
+NEW_ABILITIES = ("int_score", "wis_score", "con_score", "cha_score")
+CLASS_FIELDS = ("char_class", "level")
+
+
+def has_classes(encounter: Encounter) -> bool:
+    """Whether the encounter's rules system knows the classic classes' tables (OSE, BECMI)."""
+    return any(classes.max_level(encounter.system, k) for k in classes.CharacterClass.values)
+
+
+def adapt_combatant_form(form: CombatantForm) -> None:
+    """Class and level (where the system has them), all six abilities, notes; in that order
+    among the form's fields."""
+    encounter = form.encounter
+    if "wis_score" not in form.fields:  # Dolmenwood's fields hold it; every system shows it
+        form.fields["wis_score"] = Combatant._meta.get_field("wis_score").formfield()
+    for name in ("str_score", *NEW_ABILITIES, "dex_score"):
+        form.fields[name].widget.attrs.update(min=ABILITY_MIN, max=ABILITY_MAX)
+    notes = form.fields["notes"]
+    notes.widget = forms.Textarea(attrs={"rows": 3, "maxlength": NOTES_LIMIT})
+    notes.help_text = _("Spells left, ammunition, torches… The combatant's player sees them too.")
+    if has_classes(encounter):
+        _class_fields(form, encounter)
+    else:
+        for name in CLASS_FIELDS:
+            form.fields.pop(name, None)
+    names = [n for n in form.fields if n not in (*CLASS_FIELDS, *NEW_ABILITIES, "notes")]
+    at = names.index("kind") + 1
+    names[at:at] = [n for n in CLASS_FIELDS if n in form.fields]
+    at = names.index("str_score") + 1
+    names[at:at] = ["int_score", "wis_score"]
+    at = names.index("dex_score") + 1
+    names[at:at] = ["con_score", "cha_score"]
+    form.order_fields([*names, "notes"])
+
+
+def _class_fields(form: CombatantForm, encounter: Encounter) -> None:
+    fill = {
+        "hx-get": reverse("combatant_fill", args=[encounter.slug]),
+        "hx-include": "closest form",
+        "hx-swap": "none",
+    }
+    form.fields["char_class"].widget.attrs.update(fill, **{"hx-trigger": "change"})
+    level = form.fields["level"]
+    level.widget.attrs.update(
+        fill, min=1, max=classes.LEVEL_MAX, **{"hx-trigger": "change, input changed delay:300ms"}
+    )
+    level.help_text = _("Class and level fill THAC0 and the saves; values you type over stay.")
+    form.fields["filled_from"] = forms.CharField(
+        widget=forms.HiddenInput, required=False, max_length=20
+    )
+    if not form.is_bound and form.instance.pk is not None:
+        form.initial["filled_from"] = classes.filled_from(
+            form.instance.char_class, form.instance.level
+        )
+
+
+def clean_character(form: CombatantForm, data: dict[str, Any]) -> None:
+    """Check class and level, and fill THAC0 and the saves from them (``classes.refill``)."""
+    data.pop("filled_from", None)
+    if "char_class" not in form.fields:
+        return
+    klass, level = data.get("char_class") or "", data.get("level")
+    if not klass and level is None:
+        return
+    if "level" in form.errors or "char_class" in form.errors:
+        return
+    if data.get("kind") != Kind.CHARACTER:
+        form.add_error("char_class", _("Only a character has a class and level."))
+        return
+    if not klass:
+        form.add_error("char_class", _("Choose the class for this level."))
+        return
+    if level is None:
+        form.add_error("level", _("Give the level for this class."))
+        return
+    top = classes.max_level(form.encounter.system, klass) or 0
+    if not 1 <= level <= top:
+        form.add_error("level", _("Levels of this class: 1 to %(top)s.") % {"top": top})
+        return
+    data.update(
+        classes.refill(
+            form.encounter.system,
+            _previous(form),
+            (klass, level),
+            {name: data.get(name) for name in classes.FILLED_FIELDS},
+        )
+    )
+
+
+def _previous(form: CombatantForm) -> tuple[str, int | None] | None:
+    """The class and level the form's values were filled from: what its hidden field says, or
+    for a form sent without it, the combatant's as stored."""
+    posted = form.data.get(form.add_prefix("filled_from"))
+    if posted is not None:
+        return classes.parse_filled_from(posted)
+    if form.instance.pk is not None and form.instance.char_class:
+        return form.instance.char_class, form.instance.level
+    return None
+
+
+def _whole(value: Any) -> int | None:
+    text = str(value or "").strip()
+    sign = text[:1] == "-"
+    digits = text[1:] if sign else text
+    if not digits.isdigit() or len(digits) > 3:
+        return None
+    return -int(digits) if sign else int(digits)
+
+
+def fill_form(encounter: Encounter, query: Mapping[str, Any]) -> list[forms.BoundField]:
+    """The fields a class and level chosen in the combatant form fill, as that form shows them
+    (``query`` is the form as it stands), each marked to be swapped in by its id; none when
+    there is nothing to fill (no class, no level, not a character, a level the class has not)."""
+    klass, level = str(query.get("char_class") or ""), _whole(query.get("level"))
+    if query.get("kind") != Kind.CHARACTER or level is None:
+        return []
+    if not 1 <= level <= (classes.max_level(encounter.system, klass) or 0):
+        return []
+    values = classes.refill(
+        encounter.system,
+        classes.parse_filled_from(query.get("filled_from")),
+        (klass, level),
+        {name: _whole(query.get(name)) for name in classes.FILLED_FIELDS},
+    )
+    form = CombatantForm(encounter=encounter, initial=values)
+    form.initial["filled_from"] = classes.filled_from(klass, level)
+    names = [*classes.filled(encounter.system, klass, level), "filled_from"]
+    for name in names:
+        form.fields[name].widget.attrs["hx-swap-oob"] = "true"
+    return [form[name] for name in names if name in form.fields]
+
+
+class NotesForm(MergingForm):
+    """A combatant's notes, edited by the referee or the combatant's player."""
+
+    class Meta:
+        model = Combatant
+        fields = ["notes"]
+        widgets = {"notes": forms.Textarea(attrs={"rows": 6, "maxlength": NOTES_LIMIT})}
+        labels = {"notes": _("Notes")}
+        help_texts = {
+            "notes": _("Spells left, ammunition, torches… Only you and the referee see them.")
+        }
