@@ -64,9 +64,9 @@ def _class_fields(form: CombatantForm, encounter: Encounter) -> None:
     }
     form.fields["char_class"].widget.attrs.update(fill, **{"hx-trigger": "change"})
     level = form.fields["level"]
-    level.widget.attrs.update(
-        fill, min=1, max=classes.LEVEL_MAX, **{"hx-trigger": "change, input changed delay:300ms"}
-    )
+    # On change only (leaving the field): a fill asked for while typing could land after the
+    # referee typed over a save, and put the table's value back.
+    level.widget.attrs.update(fill, min=1, max=classes.LEVEL_MAX, **{"hx-trigger": "change"})
     level.help_text = _("Class and level fill THAC0 and the saves; values you type over stay.")
     form.fields["filled_from"] = forms.CharField(
         widget=forms.HiddenInput, required=False, max_length=20
