@@ -624,6 +624,14 @@ class AttackForm(RollForm):
         *body_fields.WOUND_FIELDS,
         *body_fields.SPECIAL_FIELDS,
     )
+    # The target's posture and the wound's dice reach ``actions.attack``; a subclass for
+    # another rules system (combat.system_forms) calls its own action, and offers them once
+    # that action takes ``posture`` and ``wound_dice`` too: it says so by setting this True.
+    location_extras: bool | None = None
+
+    def _offers_extras(self) -> bool:
+        extras = self.location_extras
+        return type(self) is AttackForm if extras is None else extras
 
     def _hit_location_fields(self) -> None:
         wanted = self.data.get("target") if self.is_bound else self.initial.get("target")
@@ -649,9 +657,10 @@ class AttackForm(RollForm):
             _("Attacker's height (ft)"), body_fields.MIN_HEIGHT
         )
         self.fields["weapon_ft"] = body_fields.length_field(_("Weapon length (ft)"), Decimal(0))
-        self.fields["posture"] = body_fields.posture_field()
         self.fields["location"] = body_fields.location_field()
-        self.fields["wound_dice"] = body_fields.wound_dice_field()
+        if self._offers_extras():
+            self.fields["posture"] = body_fields.posture_field()
+            self.fields["wound_dice"] = body_fields.wound_dice_field()
         # Which attacker the heights were filled in for: another chosen since keeps its own.
         self.fields["measured"] = forms.CharField(widget=forms.HiddenInput, required=False)
         self.dice_fields = (*self.dice_fields, "location", *body_fields.WOUND_FIELDS)
