@@ -326,10 +326,10 @@ def test_the_row_shows_the_scores_with_their_modifiers_in_ose_terms(referee, enc
     )  # fmt: skip
     page = referee.get(_url("encounter", encounter)).content.decode()
     assert "Fighter 3" in page
-    assert "16 (+2)" in page  # STR: melee attacks and damage
-    assert "6 (−1)" in page  # DEX: armour class and missile attacks
-    assert "18 (+2)" in page  # CHA: reactions, −2 to +2 in OSE
-    assert ">INT</abbr> 9<" in page  # INT gives languages, no modifier
+    assert "16&nbsp;(+2)" in page  # STR: melee attacks and damage
+    assert "6&nbsp;(−1)" in page  # DEX: armour class and missile attacks
+    assert "18&nbsp;(+2)" in page  # CHA: reactions, −2 to +2 in OSE
+    assert ">INT</abbr>&nbsp;9<" in page  # INT gives languages, no modifier
     assert 'title="reactions of NPCs"' in page
 
 
