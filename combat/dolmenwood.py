@@ -37,6 +37,29 @@ from .models import Combatant, EntryKind, HelplessRule, LogEntry
 SYSTEM = "dolmenwood"
 
 
+def locate_hit(viewer: Viewer, attacker: Combatant, fields: dict[str, Any]) -> dict | None:
+    """How a hit is located when the encounter plays hit locations, from the attack form's
+    fields as ``actions.attack`` reads them (direction, heights, the d100, a monster's special
+    attack, wound dice, the target's posture); None when it does not."""
+    where = _where(
+        viewer,
+        attacker,
+        fields.get("direction"),
+        fields.get("attacker_ft"),
+        fields.get("weapon_ft"),
+        fields.get("location"),
+    )
+    if where is not None:
+        where["special"] = {
+            "kind": fields.get("special") or "",
+            "round": fields.get("hold_round"),
+            "escape": fields.get("escape"),
+        }
+        where["wound_dice"] = fields.get("wound_dice")
+        where["roll"]["posture"] = fields.get("posture") or ""
+    return where
+
+
 def _situational(value: int) -> tuple[Modifier, ...]:
     return (Modifier(value, dw.SITUATIONAL),) if value else ()
 
@@ -157,20 +180,12 @@ def attack(
     damage_dice: list[int] | None,
     secret: bool = False,
     once: str = "",
-    direction: str | None = None,
-    attacker_ft: Any = None,
-    weapon_ft: Any = None,
-    location: int | None = None,
-    special: str = "",
-    hold_round: int | None = None,
-    escape: int | None = None,
+    **location: Any,  # hit locations: the attack form's fields for them (locate_hit)
 ) -> LogEntry:
     attacker, target = _locked_pair(viewer, actor, target)
     _able(_alive(attacker))
     # Hit locations: where a hit lands, as for OSE (combat.zones); off, None.
-    where = _where(viewer, attacker, direction, attacker_ft, weapon_ft, location)
-    if where is not None:
-        where["special"] = {"kind": special, "round": hold_round, "escape": escape}
+    where = locate_hit(viewer, attacker, location)
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
     immune = systems.is_immune(target, weapon)

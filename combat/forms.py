@@ -314,7 +314,7 @@ class CombatantForm(MergingForm):
                 self.add_error("hit_dice", _("A monster needs its Hit Dice."))
                 return data
             try:
-                derived["thac0"] = ose.monster_thac0(hit_dice)
+                derived["thac0"] = systems.monster_thac0(self.encounter.system, hit_dice)
                 saves = ose.monster_saves(hit_dice)
             except RulesError as error:
                 self.add_error("hit_dice", message_for(error))
@@ -333,7 +333,9 @@ class CombatantForm(MergingForm):
             if data.get(name) is None:
                 if name in derived:
                     data[name] = derived[name]
-                elif name not in self.errors:
+                elif name in self.fields and name not in self.errors:
+                    # (A field this system's form leaves out, Dolmenwood's THAC0, is
+                    # worked out from another; a kind refused already says what is wrong.)
                     self.add_error(name, _("A character needs this value from its class."))
         if self.encounter.hit_locations:
             body_fields.clean_body(self, data)
@@ -368,6 +370,7 @@ class QuickAddForm(OnceMixin, forms.Form):
 
     def __init__(self, *args: Any, encounter: Encounter | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.encounter = encounter
         self.hit_locations = bool(encounter and encounter.hit_locations)
         if self.hit_locations:  # the body of every monster added
             self.fields.update(body_fields.body_form_fields())
@@ -375,7 +378,8 @@ class QuickAddForm(OnceMixin, forms.Form):
 
     def clean_hit_dice(self) -> str:
         hit_dice = self.cleaned_data["hit_dice"].strip()
-        self.cleaned_data["thac0"] = _rules_call(ose.monster_thac0, hit_dice)
+        system = self.encounter.system if self.encounter else "ose"  # BECMI's own table
+        self.cleaned_data["thac0"] = _rules_call(systems.monster_thac0, system, hit_dice)
         self.cleaned_data["saves"] = ose.monster_saves(hit_dice)
         return hit_dice
 

@@ -18,9 +18,9 @@ from rules import dolmenwood as dw
 
 from .models import Combatant, Encounter, RulesSystem
 
-# Systems whose attacks, saves and checks work end to end at the table. BECMI joins when its
-# attacks and saves do (issue 10, part 3).
-PLAYABLE = (RulesSystem.OSE, RulesSystem.DOLMENWOOD)
+# Systems whose attacks, saves and checks work end to end at the table (BECMI's unarmed
+# striking, wrestling and naval combat are still to come).
+PLAYABLE = (RulesSystem.OSE, RulesSystem.BECMI, RulesSystem.DOLMENWOOD)
 
 
 def is_dolmenwood(encounter: Encounter) -> bool:
@@ -267,3 +267,64 @@ REASONS = {
     "situational": pgettext_lazy("modifier reason", "situation"),
     "bonus": pgettext_lazy("modifier reason", "damage bonus"),
 }
+
+
+# --- BECMI / Rules Cyclopedia ------------------------------------------------------------------
+
+
+def is_becmi(encounter: Encounter) -> bool:
+    return encounter.system == RulesSystem.BECMI
+
+
+# The Rules Cyclopedia's names for the five saves, stored in the same five columns as OSE's.
+BECMI_SAVES = {
+    "death": pgettext_lazy("becmi save", "Death Ray or Poison"),
+    "wands": pgettext_lazy("becmi save", "Magic Wands"),
+    "paralysis": pgettext_lazy("becmi save", "Paralysis or Turn to Stone"),
+    "breath": pgettext_lazy("becmi save", "Dragon Breath"),
+    "spells": pgettext_lazy("becmi save", "Rod, Staff or Spell"),
+}
+BECMI_SAVE_LETTERS = {
+    "death": pgettext_lazy("becmi save letter: death ray or poison", "D"),
+    "wands": pgettext_lazy("becmi save letter: magic wands", "W"),
+    "paralysis": pgettext_lazy("becmi save letter: paralysis or turn to stone", "P"),
+    "breath": pgettext_lazy("becmi save letter: dragon breath", "B"),
+    "spells": pgettext_lazy("becmi save letter: rod, staff or spell", "S"),
+}
+RANGES = {
+    "": pgettext_lazy("range", "melee (no range)"),
+    "short": pgettext_lazy("range", "short (+1)"),
+    "medium": pgettext_lazy("range", "medium (0)"),
+    "long": pgettext_lazy("range", "long (−1)"),
+}
+COVERS = {
+    "none": pgettext_lazy("cover", "none"),
+    "quarter": pgettext_lazy("cover", "a quarter"),
+    "half": pgettext_lazy("cover", "half"),
+    "three_quarters": pgettext_lazy("cover", "three quarters"),
+    "full": pgettext_lazy("cover", "full"),
+}
+COVER_MATERIALS = {
+    "soft": pgettext_lazy("cover", "soft (−1 to −4)"),
+    "hard": pgettext_lazy("cover", "hard (−2 to −6; full: impossible)"),
+}
+REASONS |= {
+    "range_short": pgettext_lazy("modifier reason", "short range"),
+    "range_long": pgettext_lazy("modifier reason", "long range"),
+    "hit_table": pgettext_lazy("modifier reason", "beyond the hit table"),
+    **{
+        f"cover_{material}_{cover}": pgettext_lazy("modifier reason", "cover")
+        for material in COVER_MATERIALS
+        for cover in COVERS
+    },
+}
+
+
+def monster_thac0(system: str, hit_dice: str) -> int:
+    """A monster's THAC0 by its Hit Dice from its system's table (BECMI's rows differ from
+    OSE's above 7 HD); Dolmenwood keeps OSE's, read as 19 − THAC0 for its attack bonus."""
+    from rules import becmi, ose
+
+    if system == RulesSystem.BECMI:
+        return becmi.thac0("monster", hit_dice)
+    return ose.monster_thac0(hit_dice)

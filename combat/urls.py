@@ -6,7 +6,7 @@ import os
 
 from django.urls import include, path
 
-from .views import characters, group, pages, rolls, rounds, systems, table, zones_tables
+from .views import becmi, characters, group, pages, rolls, rounds, systems, table, zones_tables
 from .views import zones as zone_views
 
 encounter_patterns = [
@@ -45,6 +45,21 @@ encounter_patterns = [
     path("dw/skill/", systems.skill_check, name="dw_skill"),
     path("dw/chance/", systems.chance_roll, name="chance"),
     path("dw/odds/<str:kind>/", systems.odds_preview, name="system_odds"),
+    # BECMI / Rules Cyclopedia (combat.views.systems)
+    path("becmi/attack/", systems.becmi_attack, name="becmi_attack"),
+    path("becmi/save/", systems.becmi_save, name="becmi_save"),
+    # BECMI's striking, wrestling and naval combat (combat.views.becmi)
+    path("bx/strike/", becmi.strike, name="bx_strike"),
+    path("bx/wrestle/", becmi.wrestle, name="bx_wrestle"),
+    path("bx/wrestle/round/", becmi.wrestle_round, name="bx_wrestle_round"),
+    path("bx/wrestle/end/", becmi.wrestle_end, name="bx_wrestle_end"),
+    path("bx/ship/", becmi.ship, name="bx_ship"),
+    path("bx/ram/", becmi.ram, name="bx_ram"),
+    path("bx/grapple/", becmi.grapple, name="bx_grapple"),
+    path("bx/hull/", becmi.hull, name="bx_hull"),
+    path("bx/repair/", becmi.repair, name="bx_repair"),
+    path("bx/rowers/", becmi.rowers, name="bx_rowers"),
+    path("bx/odds/<str:panel>/", becmi.odds_preview, name="bx_odds"),
     path("fight/", rounds.fight, name="fight"),
     path("fight/initiative/", rounds.initiative, name="initiative"),
     path("fight/next/<str:what>/", rounds.advance, name="advance"),

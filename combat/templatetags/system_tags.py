@@ -48,3 +48,28 @@ def system_reason(key: str) -> str:
 @register.simple_tag
 def dw_save_keys() -> tuple[str, ...]:
     return tuple(systems.DW_SAVES)
+
+
+@register.filter
+def becmi_save_label(key: str) -> str:
+    return systems.BECMI_SAVES.get(key, key)
+
+
+@register.filter
+def becmi_save_letter(key: str) -> str:
+    return systems.BECMI_SAVE_LETTERS.get(key, key)
+
+
+@register.filter
+def range_label(key: str) -> str:
+    return systems.RANGES.get(key or "", key)
+
+
+@register.filter
+def cover_label(key: str) -> str:
+    return systems.COVERS.get(key, key)
+
+
+@register.simple_tag
+def becmi_save_keys() -> tuple[str, ...]:
+    return tuple(systems.BECMI_SAVES)

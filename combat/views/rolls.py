@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from rules.errors import RulesError
 
-from .. import actions, dolmenwood, odds, system_forms
+from .. import actions, becmi, dolmenwood, odds, system_forms
 from ..access import Viewer, referee_for, viewer_for
 from ..errors import Refused, message_for
 from ..forms import (
@@ -78,6 +78,9 @@ ROLLS: dict[str, tuple[type[ActionForm], Callable[..., LogEntry]]] = {
     "dw_check": (system_forms.AbilityCheckForm, dolmenwood.ability_check),
     "dw_skill": (system_forms.SkillForm, dolmenwood.skill_check),
     "chance": (system_forms.ChanceForm, dolmenwood.chance_roll),
+    # BECMI (combat.becmi, combat.system_forms; its views in combat.views.systems).
+    "becmi_attack": (system_forms.BecmiAttackForm, becmi.attack),
+    "becmi_save": (system_forms.BecmiSaveForm, becmi.saving_throw),
 }
 
 

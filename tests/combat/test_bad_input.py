@@ -57,6 +57,16 @@ VALID = {
     "dw_check": lambda f, g: {"actor": f.pk, "ability": "str"},
     "dw_skill": lambda f, g: {"actor": f.pk, "skill": "listen"},
     "chance": lambda f, g: {"kind": "x_in_6", "chance": 3},
+    # BECMI (combat.system_forms)
+    "becmi_attack": lambda f, g: {
+        "actor": f.pk,
+        "target": g.pk,
+        "mode": "missile",
+        "range_band": "long",
+        "cover": "half",
+        "damage": "1d6",
+    },
+    "becmi_save": lambda f, g: {"actor": f.pk, "category": "death"},
 }
 EXTRA_FIELDS = {
     "attack": ["natural", "modifier", "damage_dice", "secret"],
@@ -70,6 +80,8 @@ EXTRA_FIELDS = {
     "dw_check": ["natural", "modifier", "score", "secret"],
     "dw_skill": ["natural", "modifier", "secret"],
     "chance": ["natural", "label", "secret"],
+    "becmi_attack": ["natural", "modifier", "damage_dice", "cover_material", "secret"],
+    "becmi_save": ["natural", "modifier", "magical", "secret"],
 }
 
 

@@ -489,11 +489,10 @@ def test_a_referee_creates_a_dolmenwood_encounter(client, db):
     assert Encounter.objects.get(name="Fungal grotto").system == RulesSystem.DOLMENWOOD
 
 
-def test_becmi_is_not_offered_yet(client, db):
+def test_only_the_systems_the_table_plays_are_offered(client, db):
     page = client.get(reverse("home")).content.decode()
     assert 'value="dolmenwood"' in page
-    assert 'value="becmi"' not in page
-    client.post(reverse("home"), {"name": "Keep", "system": "becmi", "attack_method": "matrix"})
+    client.post(reverse("home"), {"name": "Keep", "system": "gurps", "attack_method": "matrix"})
     assert not Encounter.objects.filter(name="Keep").exists()
 
 

@@ -421,9 +421,9 @@ def test_the_dice_are_written_the_czech_way_in_czech(player, fighter, goblin, en
 def test_only_playable_rules_systems_are_offered(db, client):
     page = client.get(reverse("home")).content.decode()
     assert 'value="ose"' in page
-    assert 'value="becmi"' not in page
+    assert 'value="becmi"' in page and 'value="dolmenwood"' in page  # combat.systems
     response = client.post(
-        reverse("home"), {"name": "X", "system": "becmi", "attack_method": "matrix"}
+        reverse("home"), {"name": "X", "system": "gurps", "attack_method": "matrix"}
     )
     assert response.status_code == 200
     assert "errorlist" in response.content.decode()

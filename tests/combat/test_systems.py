@@ -1,0 +1,238 @@
+"""Which rules system a table plays, and BECMI / Rules Cyclopedia at the table.
+
+Facts from the BECMI combat tables (seed 003) and its digest, copied here as cases:
+- the hit table: a fighter of levels 7–9 has THAC0 15; a monster of 4+ to 5 HD, 15; of 7+ to 8
+  HD, 12 (OSE says 13 there).
+- needed = THAC0 − AC, then: under 2, add up to 4 (at least 2); over 20, subtract up to 4 (so
+  each of 2, 20, 30 … stands for five ACs); still negative: needs 2 and adds −H to damage.
+  THAC0 10: AC 15 → 2 with +1 damage; AC −10 → 20; AC −15 → 21.
+- range: short +1, long −1; cover soft −1/−2/−3/−4, hard −2/−4/−6/impossible.
+- a natural 1 always misses; a natural 20 does not always hit.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from combat import systems
+from combat.models import Encounter, LogEntry, RulesSystem
+
+from .conftest import character, monster
+
+pytestmark = pytest.mark.django_db
+
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def encounter(db) -> Encounter:
+    return Encounter.objects.create(name="The Keep", system=RulesSystem.BECMI)
+
+
+def _post(client, encounter, name, data):
+    return client.post(reverse(name, args=[encounter.slug]), data, **HX)
+
+
+@pytest.fixture
+def fighter9(encounter, player):
+    """A 9th-level fighter: THAC0 15 from the hit table, STR 13 (+1)."""
+    return character(encounter, "Sir Kay", seat=player.seat, thac0=15, str_score=13)
+
+
+@pytest.fixture
+def ogre(encounter):
+    return monster(encounter, "Ogre", ac=5, hp_max=25, hp=25, hit_dice="4+1", thac0=15)
+
+
+def _attack(client, encounter, actor, target, **extra):
+    values = {"actor": actor.pk, "target": target.pk, "mode": "melee", "natural": 9}
+    return _post(client, encounter, "becmi_attack", values | extra)
+
+
+def test_a_9th_level_fighter_hits_an_ogre_through_the_hit_table(player, fighter9, ogre, encounter):
+    # THAC0 15 against AC 5 needs 10: a natural 9 with STR +1 makes it.
+    response = _attack(player, encounter, fighter9, ogre, damage="1d8", damage_dice="6")
+    assert response.status_code == 200
+    entry = LogEntry.objects.get()
+    roll = entry.data["roll"]
+    assert (roll["needed"], roll["total"], roll["success"]) == (10, 10, True)
+    assert entry.data["damage"]["total"] == 7  # 6 + 1 STR
+    ogre.refresh_from_db()
+    assert ogre.hp == 18
+    assert "Hit!" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("ac", "str_score", "natural", "hit", "bonus"),
+    [
+        (15, 10, 2, True, 1),  # needs 2 with +1 damage
+        (15, 18, 1, False, 0),  # a natural 1 always misses
+        (-10, 10, 20, True, 0),  # needs 20
+        (-15, 10, 20, False, 0),  # needs 21: a natural 20 alone does not hit
+        (-15, 13, 20, True, 0),  # … STR +1 reaches it
+    ],
+)
+def test_the_hit_tables_rows_beyond_2_and_20(
+    referee, encounter, ac, str_score, natural, hit, bonus
+):
+    hero = character(encounter, "Hero", thac0=10, str_score=str_score)
+    foe = monster(encounter, "Foe", ac=ac, hp_max=30, hp=30)
+    _attack(referee, encounter, hero, foe, natural=natural, damage="1d4", damage_dice="2")
+    entry = LogEntry.objects.get()
+    assert entry.data["roll"]["success"] is hit
+    if hit:
+        mods = dict((reason, value) for value, reason in entry.data["damage"]["mods"])
+        assert mods.get("hit_table", 0) == bonus
+
+
+def test_range_and_cover_are_choices_of_the_form(referee, encounter, fighter9, ogre):
+    page = referee.get(
+        reverse("becmi_attack", args=[encounter.slug]) + f"?actor={fighter9.pk}", **HX
+    ).content.decode()
+    assert 'name="range_band"' in page and 'name="cover"' in page
+    _attack(
+        referee,
+        encounter,
+        fighter9,
+        ogre,
+        mode="missile",
+        range_band="long",
+        cover="half",
+        cover_material="hard",
+        natural=15,
+    )
+    roll = LogEntry.objects.get().data["roll"]
+    assert [-1, "range_long"] in roll["mods"] and [-4, "cover_hard_half"] in roll["mods"]
+    assert roll["total"] == 10 and roll["success"] is True  # 15 − 1 − 4 = 10
+
+
+def test_full_hard_cover_makes_the_attack_impossible(referee, encounter, fighter9, ogre):
+    odds = reverse("system_odds", args=[encounter.slug, "becmi_attack"])
+    page = referee.get(
+        odds,
+        {
+            "actor": fighter9.pk,
+            "target": ogre.pk,
+            "mode": "missile",
+            "cover": "full",
+            "cover_material": "hard",
+        },
+    ).content.decode()
+    assert "the attack is impossible" in page and "0%" in page
+    _attack(referee, encounter, fighter9, ogre, mode="missile", cover="full", cover_material="hard")
+    entry = LogEntry.objects.get()
+    assert (entry.data["outcome"], entry.data["roll"]) == ("impossible", None)
+
+
+def test_range_is_refused_for_melee(referee, encounter, fighter9, ogre):
+    response = _attack(referee, encounter, fighter9, ogre, range_band="short")
+    assert "Range is for missile attacks." in response.content.decode()
+    assert not LogEntry.objects.exists()
+
+
+def test_the_odds_show_before_the_roll(referee, encounter, fighter9, ogre):
+    odds = reverse("system_odds", args=[encounter.slug, "becmi_attack"])
+    page = referee.get(
+        odds, {"actor": fighter9.pk, "target": ogre.pk, "mode": "melee"}
+    ).content.decode()
+    # Needs 10, STR +1: a natural 9 or more, 12 of 20.
+    assert "needs 9+ · 60%" in page
+
+
+def test_a_becmi_save_uses_the_rules_cyclopedias_names(player, fighter9, encounter):
+    page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert 'title="Death Ray or Poison"' in page
+    _post(
+        player,
+        encounter,
+        "becmi_save",
+        {"actor": fighter9.pk, "category": "paralysis", "natural": 11, "modifier": 1},
+    )
+    entry = LogEntry.objects.get()
+    assert entry.data["roll"]["needed"] == 12 and entry.data["roll"]["success"] is True
+    page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert "Sir Kay: saving throw vs Paralysis or Turn to Stone" in page
+
+
+def test_an_attack_undone_gives_the_hit_points_back(player, referee, fighter9, ogre, encounter):
+    _attack(player, encounter, fighter9, ogre, damage="1d8", damage_dice="8")
+    entry = LogEntry.objects.get()
+    referee.post(reverse("undo", args=[encounter.slug, entry.seq]), **HX)
+    ogre.refresh_from_db()
+    assert ogre.hp == 25
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"natural": 21},
+        {"natural": "x"},
+        {"cover": "behind a tree"},
+        {"range_band": "far", "mode": "missile"},
+        {"damage": "1d6", "damage_dice": "9"},
+    ],
+)
+def test_bad_input_is_a_form_error(referee, encounter, fighter9, ogre, data):
+    response = _attack(referee, encounter, fighter9, ogre, **data)
+    assert response.status_code == 200
+    assert "errorlist" in response.content.decode() or "alert" in response.content.decode()
+    assert not LogEntry.objects.exists()
+
+
+def test_a_player_cannot_attack_for_the_ogre(player, fighter9, ogre, encounter):
+    assert _attack(player, encounter, ogre, fighter9).status_code == 403
+
+
+def test_becmi_rolls_are_not_offered_on_an_ose_table(referee, encounter, fighter9, ogre):
+    encounter.system = RulesSystem.OSE
+    encounter.save()
+    assert _attack(referee, encounter, fighter9, ogre).status_code == 404
+
+
+def test_a_becmi_monster_gets_the_hit_tables_thac0(referee, encounter):
+    # 8+1 HD: BECMI's row "8+ to 9" is 11, where OSE says 12.
+    assert systems.monster_thac0("becmi", "8+1") == 11
+    assert systems.monster_thac0("ose", "8+1") == 12
+    url = reverse("quick_add", args=[encounter.slug])
+    referee.post(url, {"count": 1, "name": "Troll", "ac": 4, "hit_dice": "8+1", "side": "foes"})
+    assert encounter.combatants.get(name="Troll").thac0 == 11
+
+
+def test_becmi_is_offered_when_an_encounter_is_created(client, db):
+    page = client.get(reverse("home")).content.decode()
+    assert 'value="becmi"' in page
+
+
+def test_a_becmi_hit_lands_in_a_zone_with_hit_locations(referee, encounter, fighter9, ogre):
+    from combat import zones
+
+    encounter.hit_locations = True
+    encounter.save()
+    for combatant in (fighter9, ogre):
+        zones.sync(combatant, encounter)
+    _attack(
+        referee,
+        encounter,
+        fighter9,
+        ogre,
+        natural=15,
+        damage="1d8",
+        damage_dice="3",
+        direction="front",
+        location=65,
+    )
+    entry = LogEntry.objects.get()
+    assert entry.data["location"]["zone"] == "left_arm"
+    assert zones.state_of(Encounter.objects.get().combatants.get(name="Ogre")).total_damage == 4
+
+
+def test_the_settings_change_the_system_to_becmi_before_the_first_roll(referee, encounter):
+    from .test_dolmenwood import _settings
+
+    _settings(referee, encounter, system="dolmenwood")
+    encounter.refresh_from_db()
+    assert encounter.system == RulesSystem.DOLMENWOOD
+    _settings(referee, encounter, system="becmi")
+    encounter.refresh_from_db()
+    assert encounter.system == RulesSystem.BECMI
