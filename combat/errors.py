@@ -63,6 +63,14 @@ MESSAGES = {
     "bad_dice": _("“%(value)s” is not one kind of die, like 1d8 or 2d6."),
     "skill_not_available": _("“%(skill)s” is a class skill this character does not have."),
     "target_dead": _("The dead cannot be healed."),
+    # BECMI's hit table, range, cover and saves (rules.becmi_hit, rules.becmi_attack).
+    "unknown_range": _("That is not a range: short, medium or long."),
+    "unknown_cover": _("That is not a kind of cover."),
+    "unknown_cover_material": _("Cover is soft or hard."),
+    "save_target_out_of_range": _("A saving throw value runs from %(low)s to %(high)s."),
+    "unknown_column": _("That is not a column of the hit table."),
+    "level_out_of_range": _("A level runs from %(low)s to %(high)s."),
+    "bad_attack_rank": _("Attack ranks run from A to M."),
     # The table's own refusals (see Refused).
     "dead_cannot_act": _("%(name)s is dead and cannot act."),
     "target_is_dead": _("%(name)s is already dead: choose another target."),

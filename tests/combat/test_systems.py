@@ -236,3 +236,35 @@ def test_the_settings_change_the_system_to_becmi_before_the_first_roll(referee, 
     _settings(referee, encounter, system="becmi")
     encounter.refresh_from_db()
     assert encounter.system == RulesSystem.BECMI
+
+
+def _codes(module) -> set[str]:
+    """The error codes a rules module can raise, read from its source."""
+    import inspect
+    import re
+
+    source = inspect.getsource(module)
+    patterns = [
+        r'RulesError\(\s*"([a-z0-9_]+)"',
+        r'_int\([^()]*?"([a-z0-9_]+)"',
+        r'_enum\([^()]*?"([a-z0-9_]+)"\)',
+    ]
+    return {code for pattern in patterns for code in re.findall(pattern, source)}
+
+
+def test_every_error_of_dolmenwood_and_becmi_attacks_is_said_in_every_language():
+    from django.utils import translation
+
+    from combat.errors import FALLBACK, MESSAGES
+    from rules import becmi_attack, becmi_hit, dolmenwood
+
+    codes = _codes(dolmenwood) | _codes(becmi_hit) | _codes(becmi_attack)
+    codes |= {"not_integer", "out_of_range"}  # dolmenwood's _whole
+    assert {"skill_not_available", "bad_dice", "unknown_cover", "level_out_of_range"} <= codes
+    for code in sorted(codes):
+        assert code in MESSAGES, code
+        english = str(MESSAGES[code])
+        assert english != str(FALLBACK) or code == "bad_argument"
+        for language in ("cs", "ru", "uk"):
+            with translation.override(language):
+                assert str(MESSAGES[code]) != english, (code, language)
