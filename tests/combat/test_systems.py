@@ -268,3 +268,58 @@ def test_every_error_of_dolmenwood_and_becmi_attacks_is_said_in_every_language()
         for language in ("cs", "ru", "uk"):
             with translation.override(language):
                 assert str(MESSAGES[code]) != english, (code, language)
+
+
+# --- the odds line agrees with the engine's exact chance ------------------------------------
+
+
+def test_the_natural_each_odds_line_names_is_the_one_the_chance_counts(encounter, fighter9, ogre):
+    """On one die with the top face always succeeding and a 1 always failing, "needs N+"
+    and the exact chance agree: (sides + 1 − N) / sides, for Dolmenwood's skill checks (with
+    the better of two targets), saves (with or without WIS) and attacks."""
+    from fractions import Fraction
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from combat.access import Viewer
+    from combat.models import SAVE_MAX, SAVE_MIN
+    from combat.system_forms import DolmenwoodAttackForm, SaveForm, SkillForm
+
+    @settings(max_examples=60, deadline=None)
+    @given(
+        st.integers(1, 6),
+        st.integers(1, 6),
+        st.integers(-10, 10),
+        st.integers(SAVE_MIN, SAVE_MAX),
+        st.integers(0, 20),
+        st.integers(-5, 15),
+        st.one_of(st.none(), st.integers(3, 18)),
+        st.booleans(),
+    )
+    def check(kindred, klass, modifier, save, ac, bonus, wis, magical):
+        fighter9.skills = [{"key": "search", "name": "", "targets": [kindred, klass]}]
+        fighter9.save_death = save
+        fighter9.wis_score = wis
+        fighter9.attack_bonus = bonus
+        fighter9.save()
+        ogre.ac = ac
+        ogre.save()
+        fresh = Viewer(encounter, is_referee=True, seat=None)
+        skill = SkillForm(
+            {"actor": fighter9.pk, "skill": "search", "modifier": modifier}, viewer=fresh
+        )
+        assert skill.is_valid(), skill.errors
+        assert skill.cleaned_data["target"] == min(kindred, klass)
+        odds = skill.system_odds()
+        assert odds.chance == Fraction(7 - odds.needed, 6)
+        data = {"actor": fighter9.pk, "category": "doom", "modifier": modifier}
+        if magical:
+            data["magical"] = "on"
+        odds = SaveForm(data, viewer=fresh).system_odds()
+        assert odds.chance == Fraction(21 - odds.needed, 20)
+        attack = {"actor": fighter9.pk, "target": ogre.pk, "mode": "melee", "modifier": modifier}
+        odds = DolmenwoodAttackForm(attack, viewer=fresh).system_odds()
+        assert odds.chance == Fraction(21 - odds.needed, 20)
+
+    check()
