@@ -707,3 +707,28 @@ def test_damage_by_hand_stops_at_0_hit_points(referee, bogle, encounter):
     referee.post(reverse("undo", args=[encounter.slug, entry.seq]), **HX)
     bogle.refresh_from_db()
     assert bogle.hp == 6
+
+
+def test_editing_a_character_keeps_its_skills_and_changes_what_was_changed(
+    referee, hunter, encounter
+):
+    url = reverse("combatant_edit", args=[encounter.slug, hunter.pk])
+    page = referee.get(url, **HX).content.decode()
+    assert "Listen 5/4, Tracking 4" in page
+    # A browser sends the textarea's text (the test's form reader leaves textareas empty).
+    values = form_values(page, url) | {"skills": "Listen 5/4, Tracking 4"}
+    referee.post(url, values | {"name": "Wendeline the Bold"}, **HX)
+    hunter.refresh_from_db()
+    assert hunter.name == "Wendeline the Bold"
+    assert hunter.skills == [
+        {"key": "listen", "name": "", "targets": [5, 4]},
+        {"key": "", "name": "Tracking", "targets": [4]},
+    ]
+    referee.post(
+        url,
+        form_values(referee.get(url, **HX).content.decode(), url)
+        | {"skills": "Listen 5/3, Tracking 4, Pick lock 5"},
+        **HX,
+    )
+    hunter.refresh_from_db()
+    assert hunter.skills[0]["targets"] == [5, 3] and hunter.skills[2]["name"] == "Pick lock"
