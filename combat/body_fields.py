@@ -71,7 +71,7 @@ def with_preview(form: forms.Form, slug: str) -> None:
     triggers = ", ".join(f"change from:#id_{name}" for name in ("body", "wings", "tail", "legs"))
     form.fields["body"].help_text = format_html(
         '<span class="body-preview" hx-get="{}" hx-trigger="load, {}" hx-include="closest form"'
-        ' hx-params="body,wings,tail,legs"></span>',
+        ' hx-params="body,wings,tail,legs" hx-target="this" hx-swap="innerHTML"></span>',
         reverse("body_preview", args=[slug]),
         triggers,
     )

@@ -739,6 +739,8 @@ def test_the_body_chosen_is_pictured_under_its_field(encounter, referee, player)
     for form in ("combatant_new", "quick_add"):
         html = referee.get(_url(form, encounter), **HTMX).content.decode()
         assert f'hx-get="{url}"' in html
+        # Its own target: the form's (the whole panel) would be replaced by the picture.
+        assert re.search(rf'hx-get="{url}"[^>]*hx-target="this"', html)
     html = referee.get(url, {"body": "reptile", "wings": "2", "legs": "4"}).content.decode()
     assert 'data-zone="left_wing"' in html and 'data-zone="left_foreleg"' in html
     html = referee.get(url, {"body": "reptile", "wings": "0", "legs": "2"}).content.decode()

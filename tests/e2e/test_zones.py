@@ -46,6 +46,8 @@ def add_wyvern(referee: Page) -> None:
     panel.locator("#id_hit_dice").fill("4")
     panel.locator("#id_body").select_option("reptile")
     panel.locator("#id_wings").select_option("2")
+    # The body chosen is pictured under its field, in the form (not instead of it).
+    expect(panel.locator('form .body-preview path[data-zone="left_wing"]')).to_be_visible()
     swap_panel(referee, panel.get_by_role("button", name="Save"))
     expect(fresh(panel, ".message")).to_have_text("Saved Wyvern.")
 
