@@ -851,3 +851,13 @@ def test_a_posture_the_body_has_not_is_a_form_error(table):
     response = _attack(referee, encounter, goblin, bara, posture="coiled", location=5)
     assert "This body type has no such variant." in response.content.decode()
     assert not LogEntry.objects.filter(encounter=encounter, kind="attack").exists()
+
+
+def test_foes_bodies_show_their_numbers_when_the_referee_shows_foes_hit_points(table):
+    encounter, _referee, player, _bara, goblin = table
+    page = player.get(_url("encounter", encounter)).content.decode()
+    assert "hit point" not in _row(page, goblin).split("body-diagram", 1)[1]
+    encounter.show_foe_hp = True
+    encounter.save()
+    page = player.get(_url("encounter", encounter)).content.decode()
+    assert "head: 1 of 1 hit point" in _row(page, goblin)
