@@ -167,11 +167,17 @@ def save_edit(viewer: Viewer, form: Any, row: Model, once: str = "") -> Model:
     if form.conflicts:
         return current
     hp = changes.pop("hp", None) if isinstance(current, Combatant) else None
+    from . import systems  # the rules system: fixed from the first roll (checked again here)
+
+    if "system" in changes and systems.has_rolled(current):
+        changes.pop("system")
     for name, value in changes.items():
         setattr(current, name, value)
     if changes:
         current.save(update_fields=list(changes))
         _sync_zones(viewer, current)
+    if "system" in changes:
+        systems.system_changed(current)
     if hp is not None:
         correct_hit_points(viewer, actor=current, hp=hp)
     touch(viewer, once or form.cleaned_data.get("once", ""))
@@ -626,6 +632,10 @@ def _undo(viewer: Viewer, entry: LogEntry) -> LogEntry:
     if done is not None:
         raise AlreadyUndone(done)
     _undo_round(viewer, entry)
+    if entry.data.get("restore"):  # BECMI: a knock-out, a hold, a ship's state
+        from . import becmi_special  # built on this module
+
+        becmi_special.undo(viewer, entry)
     reversed_effects = []
     revived = []
     rows = Combatant.objects.select_for_update().filter(encounter=viewer.encounter)

@@ -328,3 +328,20 @@ def monster_thac0(system: str, hit_dice: str) -> int:
     if system == RulesSystem.BECMI:
         return becmi.thac0("monster", hit_dice)
     return ose.monster_thac0(hit_dice)
+
+
+def system_changed(encounter: Encounter) -> None:
+    """The encounter now plays another system (before any roll, inside the settings' own
+    transaction): its monsters take their THAC0 from that system's table by their Hit Dice."""
+    from rules.errors import RulesError
+
+    from .models import Kind
+
+    for monster in encounter.combatants.filter(kind=Kind.MONSTER).exclude(hit_dice=""):
+        try:
+            thac0 = monster_thac0(encounter.system, monster.hit_dice)
+        except RulesError:
+            continue
+        if thac0 != monster.thac0:
+            monster.thac0 = thac0
+            monster.save(update_fields=["thac0"])

@@ -323,3 +323,36 @@ def test_the_natural_each_odds_line_names_is_the_one_the_chance_counts(encounter
         assert odds.chance == Fraction(21 - odds.needed, 20)
 
     check()
+
+
+def test_switching_to_becmi_gives_the_monsters_becmis_thac0(referee, encounter):
+    from .test_dolmenwood import _settings
+
+    encounter.system = RulesSystem.OSE
+    encounter.save()
+    troll = monster(encounter, "Troll", hit_dice="8+1", thac0=12)
+    _settings(referee, encounter, system="becmi")
+    troll.refresh_from_db()
+    assert troll.thac0 == 11
+    _settings(referee, encounter, system="ose")
+    troll.refresh_from_db()
+    assert troll.thac0 == 12
+
+
+def test_a_system_change_racing_a_roll_is_dropped_inside_the_transaction(referee, encounter):
+    from combat import actions
+    from combat.access import Viewer
+    from combat.forms import EncounterSettingsForm
+    from rules import dice
+
+    viewer = Viewer(encounter, is_referee=True, seat=None)
+    values = {"name": encounter.name, "system": "ose", "attack_method": "matrix"}
+    values |= {"initiative_mode": "group", "helpless_rule": "hit"}
+    form = EncounterSettingsForm(
+        {f"settings-{k}": v for k, v in values.items()}, instance=encounter, prefix="settings"
+    )
+    assert form.is_valid(), form.errors  # nothing rolled yet when the form was checked
+    actions.free_roll(viewer, expression=dice.parse("1d6"), label="", entered=None)
+    actions.save_edit(viewer, form, encounter)
+    encounter.refresh_from_db()
+    assert encounter.system == RulesSystem.BECMI
