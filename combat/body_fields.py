@@ -36,15 +36,27 @@ MIN_HEIGHT = Decimal("0.1")
 
 
 def length_field(label: Any, minimum: Decimal, help_text: Any = "") -> forms.DecimalField:
-    return forms.DecimalField(
-        label=label,
-        required=False,
-        min_value=minimum,
-        max_value=LENGTH_LIMIT,
-        max_digits=7,
-        decimal_places=2,
-        help_text=help_text,
+    return localized_length(
+        forms.DecimalField(
+            label=label,
+            required=False,
+            min_value=minimum,
+            max_value=LENGTH_LIMIT,
+            max_digits=7,
+            decimal_places=2,
+            help_text=help_text,
+        )
     )
+
+
+def localized_length(field: forms.DecimalField) -> forms.DecimalField:
+    """A length as its reader writes numbers: 1,8 in Czech, Russian and Ukrainian, 1.8 in
+    English (a point is read in every language). A text field with the phone's decimal
+    keypad: a number field would refuse the comma."""
+    field.localize = True
+    field.widget = forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"})
+    field.widget.is_localized = True
+    return field
 
 
 def body_form_fields() -> dict[str, forms.Field]:

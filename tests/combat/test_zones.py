@@ -861,3 +861,23 @@ def test_foes_bodies_show_their_numbers_when_the_referee_shows_foes_hit_points(t
     encounter.save()
     page = player.get(_url("encounter", encounter)).content.decode()
     assert "head: 1 of 1 hit point" in _row(page, goblin)
+
+
+@pytest.mark.parametrize(
+    "language, typed, height",
+    [("en", "2.5", "2.5"), ("cs", "2,5", "2.5"), ("ru", "1,75", "1.75"), ("uk", "2.5", "2.5")],
+)
+def test_heights_are_read_as_each_language_writes_numbers(
+    encounter, referee, language, typed, height
+):
+    """A Czech, Russian or Ukrainian phone types 2,5 ft; a point is read everywhere too."""
+    _turn_on(referee, encounter)
+    referee.cookies["django_language"] = language
+    values = {"count": "1", "name": "Giant ant", "ac": "3", "hit_dice": "4", "side": "foes"}
+    values |= {"body": "insectoid", "wings": "0", "legs": "6", "height_ft": typed}
+    assert _post(referee, "quick_add", encounter, values).status_code == 200
+    assert Combatant.objects.get(name__startswith="Giant ant").height_ft == Decimal(height)
+    html = referee.get(_url("combatant_new", encounter), **HTMX).content.decode()
+    assert re.search(r'name="height_ft"[^>]*inputmode="decimal"', html) or re.search(
+        r'inputmode="decimal"[^>]*name="height_ft"', html
+    )
