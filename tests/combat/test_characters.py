@@ -10,9 +10,12 @@ from pathlib import Path
 import pytest
 from django.test import Client
 from django.urls import reverse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from combat import classes
 from combat.access import Viewer
+from combat.character_forms import fill_form
 from combat.live import render_snapshot
 from combat.models import NOTES_LIMIT, Combatant, Encounter, RulesSystem
 from rules import becmi
@@ -418,3 +421,46 @@ def test_long_notes_are_folded_on_the_row(referee, encounter):
     character(encounter, "Aldric", notes="Spells: " + "sleep, " * 20)
     page = referee.get(_url("encounter", encounter)).content.decode()
     assert "<details><summary>Spells: sleep" in page
+
+
+# --- properties ------------------------------------------------------------------------------
+
+CLASS_LEVELS = st.sampled_from(sorted(TABLE)).flatmap(
+    lambda k: st.tuples(st.just(k), st.integers(1, TABLE[k]["max_level"]))
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(before=CLASS_LEVELS, after=CLASS_LEVELS, typed=st.dictionaries(
+    st.sampled_from(classes.FILLED_FIELDS), st.integers(1, 25)
+))  # fmt: skip
+def test_a_refill_follows_the_table_except_where_the_referee_typed_over(before, after, typed):
+    """Whatever the classes and levels, a field still as the previous choice filled it takes
+    the new choice's value, and a field typed over keeps what was typed."""
+    values = classes.filled("ose", *before) | typed
+    result = classes.refill("ose", before, after, values)
+    overridden = {k for k, v in typed.items() if v != classes.filled("ose", *before)[k]}
+    for name in classes.FILLED_FIELDS:
+        wanted = values[name] if name in overridden else classes.filled("ose", *after)[name]
+        assert result[name] == wanted
+
+
+@settings(max_examples=200, deadline=None)
+@given(query=st.dictionaries(
+    st.sampled_from(["kind", "char_class", "level", "filled_from", *classes.FILLED_FIELDS]),
+    st.text(max_size=30),
+))  # fmt: skip
+def test_no_query_makes_the_fill_fail(query):
+    encounter, _new = Encounter.objects.get_or_create(name="Fuzz")
+    query = {"kind": "character", "char_class": "elf", "level": "3"} | query
+    fields = fill_form(encounter, query)
+    assert fields == [] or len(fields) == 7
+
+
+def test_the_row_reads_in_the_viewer_s_language(referee, encounter):
+    character(encounter, "Aldric", char_class="fighter", level=3, str_score=16)
+    referee.cookies["django_language"] = "cs"
+    page = referee.get(_url("encounter", encounter)).content.decode()
+    assert "Bojovník 3" in page
+    assert ">SIL</abbr>&nbsp;16&nbsp;(+2)" in page
+    assert 'title="útoky na blízko a zranění"' in page
