@@ -18,7 +18,7 @@ from django.utils.translation import pgettext_lazy
 
 from rules import dice
 from rules import dolmenwood as dw
-from rules.core import Modifier, total_of
+from rules.core import Modifier
 from rules.errors import RulesError
 from rules.labels import ABILITIES
 
@@ -41,7 +41,9 @@ ROLL_MODIFIER_HELP = _("Usually −4 (very hard) to +4 (very easy).")
 
 @dataclass(frozen=True)
 class SystemOdds:
-    """What ``combat/_odds.html`` shows (``needed``+ · chance), and notes under it."""
+    """What ``combat/_odds.html`` shows (``needed``+ · chance), and notes under it. As for
+    OSE, ``needed`` is the total the roll must reach (what the log will say it needed); the
+    chance counts the modifiers and the naturals that always fail or succeed."""
 
     needed: int
     chance: Fraction
@@ -49,12 +51,6 @@ class SystemOdds:
     notes: tuple[str, ...] = ()
     matrix: None = None
     location: Any = None
-
-
-def _die_needed(needed: int, sides: int) -> int:
-    """The natural needed, as OSE's odds say it: a 1 always fails and the top face always
-    succeeds, so it is never under 2 nor over the top face."""
-    return min(max(needed, 2), sides)
 
 
 def _situational(value: int) -> tuple[Modifier, ...]:
@@ -129,9 +125,7 @@ class SkillForm(RollForm):
                 )
             )
         notes.append(str(_("A natural 1 always fails, a natural 6 always succeeds.")))
-        return SystemOdds(
-            _die_needed(values["target"] - total_of(mods), 6), chance, notes=tuple(notes)
-        )
+        return SystemOdds(values["target"], chance, notes=tuple(notes))
 
 
 class AbilityCheckForm(RollForm):
@@ -172,9 +166,8 @@ class AbilityCheckForm(RollForm):
         values = _values(self)
         mods = _situational(values.get("modifier") or 0)
         chance = dw.ability_check_odds(values["ability"], values["score"], mods)
-        shift = dw.ability_modifier(values["score"]) + total_of(mods)
         note = str(_("A natural 1 always fails, a natural 6 always succeeds."))
-        return SystemOdds(_die_needed(4 - shift, 6), chance, notes=(note,))
+        return SystemOdds(4, chance, notes=(note,))
 
 
 class SaveForm(RollForm):
@@ -215,8 +208,10 @@ class SaveForm(RollForm):
         mods = _situational(values.get("modifier") or 0)
         magical = bool(values.get("magical"))
         chance = dw.save_odds(category, target, mods, magical=magical, wisdom=actor.wis_score)
-        wis = dw.ability_modifier(actor.wis_score) if magical and actor.wis_score else 0
         notes = [str(systems.DW_SAVE_COVERS[category])]
+        if magical and actor.wis_score is not None:
+            wis = dw.ability_modifier(actor.wis_score)
+            notes.append(str(_("WIS adds %(value)+d against magic.") % {"value": wis}))
         effect = values.get("effect")
         if effect:
             fits = dw.choose_save_category([effect])
@@ -229,8 +224,7 @@ class SaveForm(RollForm):
         if magical and actor.wis_score is None:
             notes.append(str(_("No WIS score: no modifier against magic.")))
         notes.append(str(_("A natural 1 always fails, a natural 20 always succeeds.")))
-        needed = _die_needed(target - wis - total_of(mods), 20)
-        return SystemOdds(needed, chance, notes=tuple(notes))
+        return SystemOdds(target, chance, notes=tuple(notes))
 
 
 class DolmenwoodAttackForm(AttackForm):
@@ -282,9 +276,6 @@ class DolmenwoodAttackForm(AttackForm):
         target: Combatant = values["target"]
         inputs = attack_inputs(attacker, values)
         chance = dw.attack_odds(systems.attack_bonus(attacker), target.ac, **inputs)
-        shift = systems.attack_bonus(attacker) + total_of(inputs["modifiers"])
-        score = inputs["strength"] if inputs["kind"] == "melee" else inputs["dexterity"]
-        shift += dw.ability_modifier(score) if score is not None else 0
         notes = []
         if systems.is_immune(target, values.get("weapon") or "mundane"):
             weapon = values.get("weapon") or "mundane"
@@ -295,7 +286,7 @@ class DolmenwoodAttackForm(AttackForm):
                 )
             )
         notes.append(str(_("A natural 1 always misses, a natural 20 always hits.")))
-        odds = SystemOdds(_die_needed(target.ac - shift, 20), chance, notes=tuple(notes))
+        odds = SystemOdds(target.ac, chance, notes=tuple(notes))
         if self.viewer.encounter.hit_locations:
             from .odds import _location
 
@@ -498,8 +489,7 @@ class BecmiAttackForm(AttackForm):
                 )
             )
         notes.append(str(_("A natural 1 always misses.")))
-        needed = result.needed - total_of(result.modifiers)
-        odds = SystemOdds(_die_needed(needed, 20), chance, notes=tuple(notes))
+        odds = SystemOdds(result.needed, chance, notes=tuple(notes))
         if self.viewer.encounter.hit_locations:
             from .odds import _location
 
@@ -545,7 +535,7 @@ class BecmiSaveForm(RollForm):
         target = actor.save_value(values["category"])
         mods = becmi_save_modifiers(actor, values)
         chance = becmi.save_chance(target, mods)
-        return SystemOdds(min(max(target - total_of(mods), 1), 20), chance)
+        return SystemOdds(target, chance)
 
 
 def becmi_save_modifiers(actor: Combatant, values: dict[str, Any]) -> tuple[Modifier, ...]:

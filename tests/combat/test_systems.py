@@ -136,8 +136,8 @@ def test_the_odds_show_before_the_roll(referee, encounter, fighter9, ogre):
     page = referee.get(
         odds, {"actor": fighter9.pk, "target": ogre.pk, "mode": "melee"}
     ).content.decode()
-    # Needs 10, STR +1: a natural 9 or more, 12 of 20.
-    assert "needs 9+ · 60%" in page
+    # Needs 10, STR +1: a natural 9 or more, 12 of 20 (the total needed is said, as OSE does).
+    assert "needs 10+ · 60%" in page
 
 
 def test_a_becmi_save_uses_the_rules_cyclopedias_names(player, fighter9, encounter):
@@ -273,10 +273,13 @@ def test_every_error_of_dolmenwood_and_becmi_attacks_is_said_in_every_language()
 # --- the odds line agrees with the engine's exact chance ------------------------------------
 
 
-def test_the_natural_each_odds_line_names_is_the_one_the_chance_counts(encounter, fighter9, ogre):
-    """On one die with the top face always succeeding and a 1 always failing, "needs N+"
-    and the exact chance agree: (sides + 1 − N) / sides, for Dolmenwood's skill checks (with
-    the better of two targets), saves (with or without WIS) and attacks."""
+def test_each_dolmenwood_odds_line_is_the_seeds_rule_counted_over_the_die(
+    encounter, fighter9, ogre
+):
+    """The odds line says the total the log will say is needed, and a chance that is the
+    seed's rule counted over every face: natural 1 fails, the top face succeeds, otherwise
+    natural + modifiers ≥ needed. Skill checks (the better of two targets), saves (WIS only
+    against magic) and attacks (bonus + STR for melee)."""
     from fractions import Fraction
 
     from hypothesis import given, settings
@@ -285,6 +288,11 @@ def test_the_natural_each_odds_line_names_is_the_one_the_chance_counts(encounter
     from combat.access import Viewer
     from combat.models import SAVE_MAX, SAVE_MIN
     from combat.system_forms import DolmenwoodAttackForm, SaveForm, SkillForm
+    from rules.core import ability_modifier
+
+    def counted(sides: int, shift: int, needed: int) -> Fraction:
+        faces = [n for n in range(1, sides + 1) if n == sides or (n != 1 and n + shift >= needed)]
+        return Fraction(len(faces), sides)
 
     @settings(max_examples=60, deadline=None)
     @given(
@@ -305,22 +313,24 @@ def test_the_natural_each_odds_line_names_is_the_one_the_chance_counts(encounter
         fighter9.save()
         ogre.ac = ac
         ogre.save()
-        fresh = Viewer(encounter, is_referee=True, seat=None)
+        viewer = Viewer(encounter, is_referee=True, seat=None)
         skill = SkillForm(
-            {"actor": fighter9.pk, "skill": "search", "modifier": modifier}, viewer=fresh
+            {"actor": fighter9.pk, "skill": "search", "modifier": modifier}, viewer=viewer
         )
-        assert skill.is_valid(), skill.errors
-        assert skill.cleaned_data["target"] == min(kindred, klass)
         odds = skill.system_odds()
-        assert odds.chance == Fraction(7 - odds.needed, 6)
+        assert odds.needed == min(kindred, klass)
+        assert odds.chance == counted(6, modifier, odds.needed)
         data = {"actor": fighter9.pk, "category": "doom", "modifier": modifier}
         if magical:
             data["magical"] = "on"
-        odds = SaveForm(data, viewer=fresh).system_odds()
-        assert odds.chance == Fraction(21 - odds.needed, 20)
+        odds = SaveForm(data, viewer=viewer).system_odds()
+        wis_mod = ability_modifier(wis) if magical and wis is not None else 0
+        assert odds.needed == save
+        assert odds.chance == counted(20, modifier + wis_mod, save)
         attack = {"actor": fighter9.pk, "target": ogre.pk, "mode": "melee", "modifier": modifier}
-        odds = DolmenwoodAttackForm(attack, viewer=fresh).system_odds()
-        assert odds.chance == Fraction(21 - odds.needed, 20)
+        odds = DolmenwoodAttackForm(attack, viewer=viewer).system_odds()
+        assert odds.needed == ac
+        assert odds.chance == counted(20, bonus + 1 + modifier, ac)  # STR 13: +1
 
     check()
 

@@ -45,7 +45,7 @@ def test_a_fighter_of_level_9_attacks_an_ogre_and_saves_from_a_czech_phone(refer
     row = combatant(eva, "Sir Kay")
     panel = swap_panel(eva, row.locator("a[href*='/becmi/attack/']"))
     panel.locator("#id_target").select_option(label="Ogre")
-    expect(panel.locator("output.odds .odds-main")).to_contain_text("9+ · 60")
+    expect(panel.locator("output.odds .odds-main")).to_contain_text("10+ · 60")
     panel.locator("#id_natural").fill("9")
     panel.locator("#id_damage").fill("1k8")
     panel.locator("#id_damage_dice").fill("2")
