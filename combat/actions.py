@@ -255,7 +255,7 @@ def attack(
     posture: str = "",
 ) -> LogEntry:
     attacker, target = _locked_pair(viewer, actor, target)
-    _able(_alive(attacker))
+    _armed(viewer, _able(_alive(attacker)))
     # Hit locations: where a hit lands (combat.zones); off, None and nothing changes.
     where = _where(viewer, attacker, direction, attacker_ft, weapon_ft, location)
     if where is not None:
@@ -318,6 +318,19 @@ def _able(combatant: Combatant) -> Combatant:
                 "cannot_act_now", name=combatant.name, condition=ConditionKind(kind).label
             )
     return combatant
+
+
+def _armed(viewer: Viewer, attacker: Combatant) -> Combatant:
+    """Hit locations: wounds that leave their bearer unable to attack (a reptile in its death
+    throes, a swallowed or seized victim's state as the engine says) refuse its attacks."""
+    from rules.hit_location import Condition as ZoneCondition
+
+    from .zones import state_of
+
+    state = state_of(attacker) if viewer.encounter.hit_locations else None
+    if state is not None and ZoneCondition.CANNOT_ATTACK in state.conditions:
+        raise Refused("wounds_prevent_attack", name=attacker.name)
+    return attacker
 
 
 def _helpless(combatant: Combatant) -> bool:

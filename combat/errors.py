@@ -75,6 +75,7 @@ MESSAGES = {
     "dead_cannot_act": _("%(name)s is dead and cannot act."),
     "target_is_dead": _("%(name)s is already dead: choose another target."),
     "cannot_act_now": _("%(name)s is %(condition)s and cannot act."),
+    "wounds_prevent_attack": _("%(name)s cannot attack: the wounds do not allow it."),
     "no_fight": _("No fight is running: start one first."),
     "fight_running": _("A fight is running already."),
     "round_over": _("Everyone has acted this round: end the round."),

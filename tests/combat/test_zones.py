@@ -881,3 +881,17 @@ def test_heights_are_read_as_each_language_writes_numbers(
     assert re.search(r'name="height_ft"[^>]*inputmode="decimal"', html) or re.search(
         r'inputmode="decimal"[^>]*name="height_ft"', html
     )
+
+
+def test_wounds_that_leave_a_combatant_unable_to_attack_refuse_its_attacks(table):
+    encounter, referee, _player, bara, goblin = table
+    goblin.zones = goblin.zones | {"conditions": ["cannot_attack"]}
+    goblin.save(update_fields=["zones"])
+    before = encounter.log.count()
+    response = _attack(referee, encounter, goblin, bara, location=40)
+    assert "Goblin cannot attack: the wounds do not allow it." in response.content.decode()
+    assert encounter.log.count() == before
+    bara.refresh_from_db()
+    assert bara.hp == bara.hp_max
+    assert _attack(referee, encounter, bara, goblin, location=40).status_code == 200
+    assert encounter.log.count() == before + 1  # the unwounded still attack
