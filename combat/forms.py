@@ -264,6 +264,7 @@ class CombatantForm(MergingForm):
             self.fields["legs"] = body_fields.legs_field()
             for name in ("height_ft", "weapon_ft"):
                 self.fields[name].required = False
+                body_fields.localized_length(self.fields[name])
             if self.instance.pk is None and not self.is_bound:
                 self.initial["height_ft"] = None  # empty: as usual for the body chosen
             body_fields.with_preview(self, encounter.slug)
@@ -271,6 +272,9 @@ class CombatantForm(MergingForm):
             for name in body_fields.BODY_FIELDS:
                 self.fields.pop(name)
         self.fields["seat"].queryset = encounter.seats.all()
+        if encounter.system != RulesSystem.BECMI and self.instance.kind != Kind.SHIP:
+            kinds = self.fields["kind"].choices  # ships sail in BECMI only (combat.becmi_special)
+            self.fields["kind"].choices = [c for c in kinds if c[0] != Kind.SHIP]
         self.fields["seat"].empty_label = _("the referee")
         self.fields["thac0"].required = False
         self.fields["hit_dice"].help_text = _("Monsters: as written, e.g. 1-1, 2+1, 4*")

@@ -67,6 +67,13 @@ def pending_by_combatant(encounter: Encounter) -> dict[int, list[PendingSave]]:
     return found
 
 
+def _holds(encounter: Encounter) -> dict[int, list[Any]]:
+    """BECMI's running holds by combatant: one query on a BECMI table, none elsewhere."""
+    from .becmi_special import holds_by_combatant  # built on this module
+
+    return holds_by_combatant(encounter)
+
+
 def visible_log(viewer: Viewer) -> QuerySet[LogEntry]:
     """The log entries ``viewer`` may see: players only those with a number of theirs."""
     return log_for(viewer.encounter, referee=viewer.is_referee)
@@ -95,9 +102,11 @@ def live_context(viewer: Viewer) -> dict[str, Any]:
     combatants = list(viewer.visible_combatants())
     conditions = conditions_by_combatant(encounter)
     pending = pending_by_combatant(encounter)
+    holds = _holds(encounter)
     for combatant in combatants:
         combatant.shown_conditions = conditions.get(combatant.pk, [])
         combatant.saves_to_roll = pending.get(combatant.pk, [])
+        combatant.holds = holds.get(combatant.pk, [])
     own = frozenset(c.pk for c in combatants if viewer.seat and c.seat_id == viewer.seat.pk)
     fight = round_context(encounter, combatants, conditions, referee=viewer.is_referee, own=own)
     return fight | {
@@ -138,6 +147,7 @@ class State:
     urls: dict[str, str]
     conditions: dict[int, list[Condition]] = field(default_factory=dict)
     pending: dict[int, list[PendingSave]] = field(default_factory=dict)
+    holds: dict[int, list[Any]] = field(default_factory=dict)  # BECMI wrestling
     # Worked out once per change, not once per audience: what each row shows, whose it is.
     shown: dict[int, tuple[Any, ...]] = field(default_factory=dict)
     by_seat: dict[int, list[Combatant]] = field(default_factory=dict)
@@ -151,6 +161,7 @@ class State:
                 c.seat = seat  # loaded with the seats: a row asks no query for its name
             c.shown_conditions = running = self.conditions.get(c.pk, [])
             c.saves_to_roll = waiting = self.pending.get(c.pk, [])
+            c.holds = held = self.holds.get(c.pk, [])
             for pending in waiting:
                 pending.combatant = c
             self.shown[c.pk] = (
@@ -163,6 +174,9 @@ class State:
                 # and the combatant's own player's rows only (the template checks control).
                 c.kind, c.char_class, c.level, c.str_score, c.int_score, c.wis_score,
                 c.dex_score, c.con_score, c.cha_score, c.notes,
+                # BECMI (combat.becmi_special): holds, and a ship's speed, crew and repairs.
+                tuple(h.key for h in held), c.speed, c.crew, c.rowers, c.rowers_lost,
+                c.hull_repaired,
                 seat.name if seat else None,
             )  # fmt: skip
             if c.seat_id:
@@ -196,6 +210,7 @@ class State:
             urls=action_urls(encounter),
             conditions=conditions_by_combatant(encounter),
             pending=pending_by_combatant(encounter),
+            holds=_holds(encounter),
         )
 
     @property

@@ -57,6 +57,7 @@ class Kind(models.TextChoices):
     CHARACTER = "character", _("Character")
     MONSTER = "monster", _("Monster")
     NORMAL_HUMAN = "normal_human", _("Normal human")
+    SHIP = "ship", _("Ship")  # BECMI naval combat (combat.becmi_special): hit points are hull
 
 
 class InitiativeMode(models.TextChoices):
@@ -332,6 +333,13 @@ class Combatant(models.Model):
         _("CHA"), null=True, blank=True, validators=_between(ABILITY_MIN, ABILITY_MAX)
     )
     notes = models.CharField(_("notes"), max_length=NOTES_LIMIT, blank=True)
+    # BECMI naval combat (combat.becmi_special): a ship's hit points are its hull points; its
+    # base speed, crew and rowers (those lost slow it), and hull points temporarily repaired.
+    speed = models.PositiveIntegerField(_("speed"), null=True, blank=True)
+    crew = models.PositiveIntegerField(_("crew"), null=True, blank=True)
+    rowers = models.PositiveIntegerField(_("rowers"), default=0)
+    rowers_lost = models.PositiveIntegerField(_("rowers lost"), default=0)
+    hull_repaired = models.PositiveIntegerField(_("hull points temporarily repaired"), default=0)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -386,6 +394,14 @@ class Combatant(models.Model):
     # Set for many rows at once by whoever loaded them (``combat.live``), else read here.
     shown_conditions = Preloaded(lambda c: c.conditions.running())
     saves_to_roll = Preloaded(lambda c: c.pending_saves.filter(resolved=False))
+    # BECMI wrestling (combat.becmi_special): the holds this combatant is in, as a row says them.
+    holds = Preloaded(lambda c: _holds_of(c))
+
+
+def _holds_of(combatant: Combatant) -> list[Any]:
+    from .becmi_special import holds_of  # built on this module
+
+    return holds_of(combatant)
 
 
 class ConditionKind(models.TextChoices):
@@ -399,6 +415,7 @@ class ConditionKind(models.TextChoices):
     PRONE = "prone", pgettext_lazy("condition", "prone")
     FLEEING = "fleeing", pgettext_lazy("condition", "fleeing")
     OTHER = "other", pgettext_lazy("condition", "other")
+    KNOCKED_OUT = "knocked_out", pgettext_lazy("condition", "knocked out")  # BECMI striking
 
 
 class ConditionQuerySet(models.QuerySet):
@@ -480,6 +497,9 @@ class EntryKind(models.TextChoices):
     ZONE = "zone", _("Body zone")
     SKILL = "skill", _("Skill check")  # Dolmenwood
     CHANCE = "chance", _("Chance roll")  # Dolmenwood
+    STRIKE = "strike", _("Unarmed strike")  # BECMI (combat.becmi_special)
+    WRESTLE = "wrestle", _("Wrestling")  # BECMI
+    NAVAL = "naval", _("Naval combat")  # BECMI
 
 
 UNDOABLE_WITHOUT_EFFECTS = frozenset(
@@ -534,7 +554,9 @@ class LogEntry(models.Model):
         (its latest change), a morale check or a condition."""
         if self.kind == EntryKind.UNDO:
             return False
-        return bool(self.effects) or self.kind in UNDOABLE_WITHOUT_EFFECTS
+        # BECMI (combat.becmi_special): a hold, a knock-out or a ship's state to put back.
+        restore = isinstance(self.data, dict) and bool(self.data.get("restore"))
+        return bool(self.effects) or self.kind in UNDOABLE_WITHOUT_EFFECTS or restore
 
     @property
     def undone_seq(self) -> int | None:
@@ -567,3 +589,37 @@ class ActionKey(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+class Hold(models.TextChoices):
+    """BECMI wrestling's holds (``rules.becmi_wrestling.Hold``), one step at a time."""
+
+    FREE = "free", pgettext_lazy("wrestling hold", "free")
+    GRABBED = "grabbed", pgettext_lazy("wrestling hold", "grabbed")
+    THROWN = "thrown", pgettext_lazy("wrestling hold", "thrown down")
+    PINNED = "pinned", pgettext_lazy("wrestling hold", "pinned")
+
+
+class Wrestle(models.Model):
+    """BECMI wrestling between two combatants (``combat.becmi_special``): it lasts across
+    rounds until one breaks free, a side dies or the referee ends it. The attacker is the one
+    who started it; helpers are combatant ids on each side; basic ACs as given at the start."""
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="wrestles")
+    attacker = models.ForeignKey(Combatant, on_delete=models.CASCADE, related_name="+")
+    defender = models.ForeignKey(Combatant, on_delete=models.CASCADE, related_name="+")
+    hold = models.CharField(max_length=8, choices=Hold, default=Hold.FREE)
+    attacker_helpers = models.JSONField(default=list, blank=True)
+    defender_helpers = models.JSONField(default=list, blank=True)
+    attacker_ac = models.SmallIntegerField(default=9)
+    defender_ac = models.SmallIntegerField(default=9)
+    started_round = models.PositiveIntegerField(default=0)
+    rounds = models.PositiveIntegerField(default=0)
+    ended = models.BooleanField(default=False)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.attacker_id} vs {self.defender_id}: {self.hold}"

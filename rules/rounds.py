@@ -313,6 +313,7 @@ class Condition(StrEnum):
     PRONE = "prone"
     FLEEING = "fleeing"
     OTHER = "other"
+    KNOCKED_OUT = "knocked_out"  # BECMI striking: out for t rounds, like the asleep
 
 
 class DurationUnit(StrEnum):
@@ -329,10 +330,12 @@ class HelplessRule(StrEnum):
 
 #: Conditions that stop a combatant acting.
 PREVENTS_ACTION: frozenset[Condition] = frozenset(
-    {Condition.PARALYSED, Condition.ASLEEP, Condition.HELD}
+    {Condition.PARALYSED, Condition.ASLEEP, Condition.HELD, Condition.KNOCKED_OUT}
 )
 #: Conditions that leave a combatant helpless against attacks.
-HELPLESS: frozenset[Condition] = frozenset({Condition.PARALYSED, Condition.ASLEEP, Condition.HELD})
+HELPLESS: frozenset[Condition] = frozenset(
+    {Condition.PARALYSED, Condition.ASLEEP, Condition.HELD, Condition.KNOCKED_OUT}
+)
 
 
 class RoundEndStep(StrEnum):

@@ -1,0 +1,84 @@
+"""Template filters that say BECMI's special actions' keys (holds, what a wrestler may try
+next, blows, vessels, how a ship floats) in the viewer's language."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.translation import pgettext_lazy
+
+from ..becmi_forms import BLOWS, VESSELS
+from ..becmi_special import ShipView, ship_view
+from ..models import Combatant, Hold
+
+register = template.Library()
+
+NEXT = {
+    "grab": pgettext_lazy("wrestling: may try next", "may try to grab"),
+    "throw": pgettext_lazy("wrestling: may try next", "may try to throw down"),
+    "pin": pgettext_lazy("wrestling: may try next", "may try to pin"),
+    "keep": pgettext_lazy("wrestling: may try next", "holds the pin"),
+    "break": pgettext_lazy("wrestling: may try next", "may try to break free"),
+    "rise": pgettext_lazy("wrestling: may try next", "may try to get up"),
+    "escape": pgettext_lazy("wrestling: may try next", "may try to escape the pin"),
+}
+STATUS = {
+    "afloat": pgettext_lazy("ship", "afloat"),
+    "dead_in_water": pgettext_lazy("ship", "dead in the water"),
+    "sinking": pgettext_lazy("ship", "sinking"),
+}
+
+REASONS = {
+    "situational": pgettext_lazy("modifier reason", "situation"),
+    "str": pgettext_lazy("modifier reason", "STR"),
+    "haymaker": pgettext_lazy("modifier reason", "haymaker"),
+    "stun_save": pgettext_lazy("modifier reason", "stunned"),
+    "attacker_str": pgettext_lazy("modifier reason", "the striker's STR"),
+    "wrestling_rating": pgettext_lazy("modifier reason", "wrestling rating"),
+    "helpers_small": pgettext_lazy("modifier reason", "small helpers"),
+    "helpers_large": pgettext_lazy("modifier reason", "large helpers"),
+    "pinned": pgettext_lazy("modifier reason", "pinned"),
+}
+
+
+@register.filter
+def becmi_reason(key: str) -> str:
+    """A modifier's reason; the hit roll's own (cover, the hit table) as the attack's words."""
+    if key in REASONS:
+        return str(REASONS[key])
+    from ..systems import REASONS as SYSTEM_REASONS
+
+    return str(SYSTEM_REASONS.get(key, key))
+
+
+@register.filter
+def hold_label(key: str) -> str:
+    try:
+        return str(Hold(key).label)
+    except ValueError:
+        return key
+
+
+@register.filter
+def next_label(key: str) -> str:
+    return str(NEXT.get(key, key))
+
+
+@register.filter
+def blow_label(key: str) -> str:
+    return str(BLOWS.get(key, key))
+
+
+@register.filter
+def vessel_label(key: str) -> str:
+    return str(VESSELS.get(key, key))
+
+
+@register.filter
+def ship_status_label(key: str) -> str:
+    return str(STATUS.get(key, key))
+
+
+@register.filter
+def ship_card(combatant: Combatant) -> ShipView:
+
+    return ship_view(combatant)
