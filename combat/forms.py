@@ -658,6 +658,8 @@ class AttackForm(RollForm):
         self.fields["direction"] = forms.ChoiceField(
             label=_("Direction of the attack"), choices=directions
         )
+        # Whose body the choices are for: the field swapped in for a new target says so too.
+        self.fields["direction"].widget.attrs["data-target"] = target.pk if target else ""
         if not self.is_bound and self.initial.get("direction") not in dict(directions):
             keys = [key for key, _label in directions]
             self.initial["direction"] = "front" if "front" in keys else keys[0]

@@ -100,7 +100,11 @@ def directions(request: HttpRequest, slug: str) -> HttpResponse:
     keys = [key for key, _label in choices]
     wanted = request.GET.get("direction")
     chosen = wanted if wanted in keys else ("front" if "front" in keys else keys[0])
-    return render(request, "combat/_zone_directions.html", {"choices": choices, "chosen": chosen})
+    return render(
+        request,
+        "combat/_zone_directions.html",
+        {"choices": choices, "chosen": chosen, "target": target},
+    )
 
 
 @require_GET
