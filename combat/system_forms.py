@@ -234,6 +234,7 @@ class DolmenwoodAttackForm(AttackForm):
     modifier_limit = 10
     modifier_help = ROLL_MODIFIER_HELP
     kept = (*AttackForm.kept, "weapon")
+    location_extras = True  # posture and wound dice reach the action (dolmenwood.locate_hit)
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
@@ -439,6 +440,7 @@ class BecmiAttackForm(AttackForm):
     bonuses to reach, and one under 2 turns into a damage bonus."""
 
     kept = (*AttackForm.kept, "range_band", "cover", "cover_material")
+    location_extras = True  # posture and wound dice reach the action (dolmenwood.locate_hit)
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)

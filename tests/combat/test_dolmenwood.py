@@ -654,7 +654,9 @@ def test_a_hit_lands_in_a_zone_and_hit_points_stay_at_0_or_more(referee, hunter,
         "direction": "front",
         "location": 65,
     }
-    response = _post(referee, encounter, "dw_attack", values)
+    page = referee.get(reverse("dw_attack", args=[encounter.slug]), **HX).content.decode()
+    assert 'name="posture"' in page and 'name="wound_dice"' in page  # as OSE's form has them
+    response = _post(referee, encounter, "dw_attack", values | {"posture": ""})
     assert response.status_code == 200
     entry = LogEntry.objects.get()
     assert entry.data["location"]["zone"] == "left_arm"
