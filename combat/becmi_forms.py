@@ -20,7 +20,15 @@ from rules.errors import RulesError
 from . import becmi_special as special
 from .access import Viewer
 from .errors import message_for
-from .forms import ActionForm, EnteredDiceField, RollForm, _combatant_field, _natural_field
+from .forms import (
+    ActionForm,
+    DiceField,
+    EnteredDiceField,
+    RollForm,
+    _combatant_field,
+    _natural_field,
+    local_dice,
+)
 from .group_forms import CombatantsField
 from .models import AC_MAX, AC_MIN, HP_LIMIT, Combatant, Kind, Side, Wrestle
 
@@ -271,8 +279,15 @@ def wrestles_for(viewer: Viewer) -> list[Wrestle]:
     ]
 
 
-def _wrestle_label(w: Wrestle) -> str:
-    return f"{w.attacker.name} — {w.defender.name}"
+def _wrestle_label(w: Wrestle, viewer: Viewer) -> str:
+    """The two by name; one hidden from this player is someone unseen."""
+
+    def name(c: Combatant) -> str:
+        if c.hidden and not viewer.can_control(c):
+            return str(_("someone unseen"))
+        return c.name
+
+    return f"{name(w.attacker)} — {name(w.defender)}"
 
 
 class WrestleRoundForm(ActionForm):
@@ -285,7 +300,7 @@ class WrestleRoundForm(ActionForm):
         super().__init__(*args, viewer=viewer, **kwargs)
         self.wrestles = wrestles_for(viewer)
         self.fields["wrestle"] = forms.ChoiceField(
-            label=_("Wrestling"), choices=[(w.pk, _wrestle_label(w)) for w in self.wrestles]
+            label=_("Wrestling"), choices=[(w.pk, _wrestle_label(w, viewer)) for w in self.wrestles]
         )
         wanted = self.data.get("wrestle") if self.is_bound else self.initial.get("wrestle")
         chosen = self.find(wanted) or (self.wrestles[0] if self.wrestles else None)
@@ -343,7 +358,7 @@ class WrestleEndForm(ActionForm):
         super().__init__(*args, viewer=viewer, **kwargs)
         self.wrestles = wrestles_for(viewer)
         self.fields["wrestle"] = forms.ChoiceField(
-            label=_("Wrestling"), choices=[(w.pk, _wrestle_label(w)) for w in self.wrestles]
+            label=_("Wrestling"), choices=[(w.pk, _wrestle_label(w, viewer)) for w in self.wrestles]
         )
 
     def clean(self) -> dict[str, Any]:
@@ -609,3 +624,77 @@ class RowersForm(ActionForm):
 
     def special_odds(self) -> None:
         return None
+
+
+@dataclass(frozen=True)
+class BoardingOdds:
+    needed: int | None
+    hit: Fraction
+    ac: int
+
+
+class BoardingForm(RollForm):
+    """A melee blow in the boarding round: the boarder is −2 to hit and its AC 2 worse."""
+
+    field_order_extra = ("target", "boarding", "target_boarding")
+    dice_fields = ("natural", "damage_dice")
+    kept = ("actor", "target", "boarding", "target_boarding", "damage", "secret")
+    boarding = forms.BooleanField(
+        label=_("The attacker is boarding (−2 to hit)"), required=False, initial=True
+    )
+    target_boarding = forms.BooleanField(
+        label=_("The target is boarding (its AC 2 worse)"), required=False
+    )
+    damage = DiceField(label=_("Damage"), max_length=40, required=False, initial="1d6")
+    damage_dice = EnteredDiceField(
+        label=_("Damage dice rolled at the table"), max_length=200, required=False
+    )
+
+    def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
+        super().__init__(*args, viewer=viewer, **kwargs)
+        bodies = [c for c in viewer.visible_list() if c.kind != Kind.SHIP]
+        self.fields["target"] = _combatant_field(bodies, _("Target"), refusal="target_is_dead")
+        self.fields["damage"].initial = local_dice("1d6")
+        if not self.is_bound and "target" not in self.initial:
+            actor = self.initial_actor()
+            foe = next(
+                (c for c in self.fields["target"].offered if actor and c.side != actor.side),
+                None,
+            )
+            self.initial["target"] = foe.pk if foe else None
+        self.order_fields(
+            ["actor", "target", "boarding", "target_boarding", "modifier", "natural", "damage"]
+        )
+        self.without_dice_fields()
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        data["boarding"] = bool(data.get("boarding"))
+        data["target_boarding"] = bool(data.get("target_boarding"))
+        if data.get("damage_dice") and not data.get("damage"):
+            self.add_error("damage", _("Give the damage dice to enter their results."))
+        actor, target = data.get("actor"), data.get("target")
+        if actor is not None and target is not None and actor.pk == target.pk:
+            self.add_error("target", _("Nobody strikes themselves: choose another target."))
+        return data
+
+    def special_odds(self) -> BoardingOdds | None:
+        from rules import becmi_attack
+
+        values = _values(self)
+        attacker, target = values.get("actor"), values.get("target")
+        if attacker is None or target is None or attacker.pk == target.pk:
+            return None
+        flags = {
+            "boarding": bool(values.get("boarding")),
+            "target_boarding": bool(values.get("target_boarding")),
+        }
+        modifier = values.get("modifier") or 0
+        inputs = special.boarding_inputs(attacker, modifier=modifier, **flags)
+        result = becmi_attack.resolve_attack(attacker.thac0, target.ac, natural=20, **inputs)
+        needed = result.needed
+        if needed is not None:
+            needed = min(max(needed - sum(m.value for m in result.modifiers), 2), 21)
+        return BoardingOdds(
+            needed, special.boarding_odds(attacker, target, modifier=modifier, **flags), result.ac
+        )

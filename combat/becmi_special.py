@@ -776,6 +776,87 @@ def lose_rowers(viewer: Viewer, *, actor: Combatant, count: int, once: str = "")
     return _record(viewer, EntryKind.NAVAL, data, secret=ship.hidden, once=once)
 
 
+def boarding_inputs(
+    attacker: Combatant, *, boarding: bool, target_boarding: bool, modifier: int
+) -> dict[str, Any]:
+    """A melee hit roll in a boarding round: the boarder −2 to hit, its AC 2 worse."""
+    from rules import ose
+
+    return {
+        "boarding": boarding,
+        "target_boarding": target_boarding,
+        "modifiers": ose.attack_modifiers(
+            "melee", strength=attacker.str_score, dexterity=attacker.dex_score,
+            situational=modifier,
+        ),
+    }  # fmt: skip
+
+
+def boarding_odds(
+    attacker: Combatant, target: Combatant, *, boarding: bool, target_boarding: bool, modifier: int
+) -> Fraction:
+    from rules import becmi_attack
+
+    inputs = boarding_inputs(
+        attacker, boarding=boarding, target_boarding=target_boarding, modifier=modifier
+    )
+    return becmi_attack.attack_odds(attacker.thac0, target.ac, **inputs)
+
+
+@transaction.atomic
+def board(
+    viewer: Viewer,
+    *,
+    actor: Combatant,
+    target: Combatant,
+    boarding: bool,
+    target_boarding: bool,
+    modifier: int,
+    natural: int | None,
+    damage: Any,
+    damage_dice: list[int] | None,
+    secret: bool = False,
+    once: str = "",
+) -> LogEntry:
+    """A blow in the boarding round: −2 to hit for the boarder, whose AC is 2 worse."""
+    from rules import becmi_attack
+
+    from .actions import _deal_damage
+
+    attacker, target = _locked_pair(viewer, actor, target)
+    _able(_alive(attacker))
+    if target.dead:
+        raise Refused("target_is_dead", name=target.name)
+    inputs = boarding_inputs(
+        attacker, boarding=boarding, target_boarding=target_boarding, modifier=modifier
+    )
+    result = becmi_attack.resolve_attack(
+        attacker.thac0, target.ac, rng=RNG, natural=natural, **inputs
+    )
+    data: dict[str, Any] = {
+        "becmi": "board",
+        "attacker": attacker.name,
+        "target": target.name,
+        "boarding": boarding,
+        "target_boarding": target_boarding,
+        "ac": result.ac,
+        "roll": _hit_roll(result, natural is not None),
+        "damage": None,
+        "killed": False,
+    }
+    effects = []
+    if result.hit and damage is not None:
+        effects.append(_deal_damage(attacker, target, "melee", damage, damage_dice, data))
+    return _record(
+        viewer,
+        EntryKind.NAVAL,
+        data,
+        secret=_secret(viewer, secret, attacker, target),
+        effects=effects,
+        once=once,
+    )
+
+
 def ram_odds(target: Combatant, modifier: int) -> Fraction:
     return naval.ram_odds(target.ac, _situational(modifier))
 
@@ -822,6 +903,7 @@ SHIP_FIELDS = ("rowers_lost", "hull_repaired")
 
 
 __all__ = [
+    "board",
     "end_wrestle",
     "grapple",
     "holds_by_combatant",

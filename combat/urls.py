@@ -56,6 +56,7 @@ encounter_patterns = [
     path("bx/ship/", becmi.ship, name="bx_ship"),
     path("bx/ram/", becmi.ram, name="bx_ram"),
     path("bx/grapple/", becmi.grapple, name="bx_grapple"),
+    path("bx/board/", becmi.board, name="bx_board"),
     path("bx/hull/", becmi.hull, name="bx_hull"),
     path("bx/repair/", becmi.repair, name="bx_repair"),
     path("bx/rowers/", becmi.rowers, name="bx_rowers"),

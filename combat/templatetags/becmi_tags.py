@@ -37,6 +37,7 @@ REASONS = {
     "helpers_small": pgettext_lazy("modifier reason", "small helpers"),
     "helpers_large": pgettext_lazy("modifier reason", "large helpers"),
     "pinned": pgettext_lazy("modifier reason", "pinned"),
+    "boarding": pgettext_lazy("modifier reason", "boarding"),
 }
 
 

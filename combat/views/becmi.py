@@ -34,6 +34,7 @@ PANELS: dict[str, tuple[type[forms.ActionForm], Callable[..., Any], bool]] = {
     "bx_ship": (forms.ShipForm, special.add_ship, True),
     "bx_ram": (forms.RamForm, special.ram, False),
     "bx_grapple": (forms.GrappleForm, special.grapple, False),
+    "bx_board": (forms.BoardingForm, special.board, False),
     "bx_hull": (forms.HullDamageForm, special.hull_damage, True),
     "bx_repair": (forms.RepairForm, special.repair, False),
     "bx_rowers": (forms.RowersForm, special.lose_rowers, True),
@@ -130,6 +131,7 @@ wrestle_end = _view("bx_wrestle_end")
 ship = _view("bx_ship")
 ram = _view("bx_ram")
 grapple = _view("bx_grapple")
+board = _view("bx_board")
 hull = _view("bx_hull")
 repair = _view("bx_repair")
 rowers = _view("bx_rowers")

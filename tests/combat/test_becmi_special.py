@@ -638,3 +638,34 @@ def test_a_ram_reads_in_every_language(referee, player, encounter, galley, cog):
     for language, words in (("cs", "taranování"), ("ru", "таран"), ("uk", "таран")):
         _seq, html = render_snapshot(viewer, language)
         assert words in html, language
+
+
+def test_a_boarder_is_minus_2_to_hit_and_its_ac_2_worse(referee, encounter, fighter, ogre):
+    # THAC0 17 against AC 5 needs 12; STR +1, boarding −2: a natural 13, 40 %.
+    page = referee.get(url(encounter, "bx_board") + f"?actor={fighter.pk}").content.decode()
+    assert "hit: needs 13+ · 40%" in page
+    act(referee, encounter, "bx_board", actor=fighter.pk, target=ogre.pk, boarding="on",
+        modifier=0, natural=12, damage="1d6", damage_dice="3")  # fmt: skip
+    missed = LogEntry.objects.get(kind=EntryKind.NAVAL)
+    assert [-2, "boarding"] in missed.data["roll"]["mods"] and not missed.data["roll"]["success"]
+    # The ogre boarding in its turn: its AC 5 counts as 7 against the fighter's blow.
+    act(referee, encounter, "bx_board", actor=fighter.pk, target=ogre.pk, target_boarding="on",
+        modifier=0, natural=9, damage="1d6", damage_dice="3")  # fmt: skip
+    hit = LogEntry.objects.filter(kind=EntryKind.NAVAL).first()
+    assert hit.data["ac"] == 7 and hit.data["roll"]["success"]
+    ogre.refresh_from_db()
+    assert ogre.hp == 25 - 4  # 3 + STR 1
+    assert "in the boarding round" in referee.get(url(encounter, "log")).content.decode()
+
+
+def test_a_hidden_grabber_stays_unseen_on_the_players_screens(
+    referee, player, encounter, fighter, lurker
+):
+    grab(referee, encounter, actor=lurker.pk, target=fighter.pk, attacker_natural=20,
+         defender_natural=1)  # fmt: skip
+    assert LogEntry.objects.get().secret
+    page = player.get(url(encounter, "encounter")).content.decode()
+    assert "held by someone unseen: grabbed" in page
+    form = player.get(url(encounter, "bx_wrestle_round")).content.decode()
+    assert "someone unseen — Aldric" in form
+    assert "Lurking wight" not in page + form
