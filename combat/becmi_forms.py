@@ -573,6 +573,14 @@ class HullDamageForm(ActionForm):
         return naval.hull_damage_from_hit_points(values["hit_points"])
 
 
+@dataclass(frozen=True)
+class RepairOdds:
+    repaired: int
+    low: int  # the days the repairs hold: 5d6
+    high: int
+    mean: float
+
+
 class RepairForm(ActionForm):
     """Temporary repairs by five crew or more: 1 hull point a turn up to half the damage."""
 
@@ -602,12 +610,15 @@ class RepairForm(ActionForm):
             self.add_error("crew", _("Repairs need at least five crew."))
         return data
 
-    def special_odds(self) -> int | None:
+    def special_odds(self) -> RepairOdds | None:
         values = _values(self)
         ship = values.get("actor")
         if ship is None:
             return None
-        return min(values.get("turns") or 1, special.ship_of(ship).repairable)
+        days = naval.repair_life_distribution()
+        mean = sum(Fraction(d) * p for d, p in days.items())
+        repaired = min(values.get("turns") or 1, special.ship_of(ship).repairable)
+        return RepairOdds(repaired, min(days), max(days), float(mean))
 
 
 class RowersForm(ActionForm):

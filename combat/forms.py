@@ -48,6 +48,7 @@ from .models import (
 PLAYABLE_SYSTEMS = set(systems.PLAYABLE)  # the rules systems the table plays (combat.systems)
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 MODIFIER_LIMIT = 20
+SHIP_FIELDS = ("speed", "crew", "rowers", "rowers_lost")  # BECMI ships (combat.becmi_special)
 
 
 class OnceMixin:
@@ -254,6 +255,7 @@ class CombatantForm(MergingForm):
             "skills",
             "immunities",
             *CHARACTER_FIELDS,  # class, level, abilities, notes (combat.character_forms)
+            *SHIP_FIELDS,  # a BECMI ship's (combat.becmi_special): popped for anything else
         ]
 
     def __init__(self, *args, encounter: Encounter, **kwargs) -> None:
@@ -272,9 +274,11 @@ class CombatantForm(MergingForm):
             for name in body_fields.BODY_FIELDS:
                 self.fields.pop(name)
         self.fields["seat"].queryset = encounter.seats.all()
-        if encounter.system != RulesSystem.BECMI and self.instance.kind != Kind.SHIP:
-            kinds = self.fields["kind"].choices  # ships sail in BECMI only (combat.becmi_special)
+        if self.instance.kind != Kind.SHIP:  # ships come through "Add a ship" (becmi_special)
+            kinds = self.fields["kind"].choices
             self.fields["kind"].choices = [c for c in kinds if c[0] != Kind.SHIP]
+            for name in SHIP_FIELDS:
+                self.fields.pop(name)
         self.fields["seat"].empty_label = _("the referee")
         self.fields["thac0"].required = False
         self.fields["hit_dice"].help_text = _("Monsters: as written, e.g. 1-1, 2+1, 4*")
@@ -727,9 +731,14 @@ SAVE_CHOICES = list(SAVES.items())
 
 
 class SaveForm(RollForm):
-    field_order_extra = ("category",)
-    kept = ("actor", "category", "secret")
+    field_order_extra = ("category", "magical")
+    kept = ("actor", "category", "magical", "secret")
     category = forms.ChoiceField(label=_("Saving throw"), choices=SAVE_CHOICES)
+    magical = forms.BooleanField(
+        label=_("Against magic: WIS counts"),
+        required=False,
+        help_text=_("The WIS stored on the combatant adds its modifier."),
+    )
     damage = forms.IntegerField(
         label=_("Damage of the effect"),
         required=False,

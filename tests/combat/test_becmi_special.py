@@ -19,6 +19,8 @@ from decimal import Decimal
 
 import pytest
 from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from combat.access import Viewer
 from combat.live import render_snapshot
@@ -669,3 +671,68 @@ def test_a_hidden_grabber_stays_unseen_on_the_players_screens(
     form = player.get(url(encounter, "bx_wrestle_round")).content.decode()
     assert "someone unseen — Aldric" in form
     assert "Lurking wight" not in page + form
+
+
+def test_the_referee_edits_a_ships_speed_and_crew(referee, encounter, cog, fighter):
+    edit = url(encounter, "combatant_edit", cog.pk)
+    page = referee.get(edit).content.decode()
+    assert 'name="speed"' in page and 'name="rowers_lost"' in page
+    assert (
+        'name="speed"'
+        not in referee.get(url(encounter, "combatant_edit", fighter.pk)).content.decode()
+    )
+    from .conftest import form_values
+
+    values = form_values(page, edit) | {"speed": "90", "crew": "12"}
+    referee.post(edit, values)
+    cog.refresh_from_db()
+    assert (cog.speed, cog.crew, cog.hp) == (90, 12, 100)
+    new = referee.get(url(encounter, "combatant_new")).content.decode()
+    assert 'value="ship"' not in new  # ships come through "Add a ship"
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    natural=st.integers(1, 20),
+    stun=st.integers(1, 20),
+    save=st.integers(1, 20),
+    haymaker=st.booleans(),
+    pulled=st.booleans(),
+)
+def test_any_strike_does_what_the_rules_say_and_undo_takes_it_all_back(
+    encounter, fighter, ogre, natural, stun, save, haymaker, pulled
+):
+    from combat import actions, becmi_special
+
+    referee = Viewer(encounter, is_referee=True, seat=None)
+    expected = becmi_striking.resolve_strike(
+        17, 5, defender_con=8, defender_save=10, attacker_str=13, haymaker=haymaker,
+        pulled=pulled, natural=natural, stun_natural=stun, save_natural=save,
+    )  # fmt: skip
+    entry = becmi_special.strike(
+        referee, actor=fighter, target=ogre, blow="kick", haymaker=haymaker, pulled=pulled,
+        modifier=0, natural=natural, stun_natural=stun, save_natural=save,
+    )  # fmt: skip
+    ogre.refresh_from_db()
+    assert entry.data["outcome"] == expected.outcome
+    assert ogre.hp == 25 - (expected.damage if expected.attack.hit else 0)
+    knocked = Condition.objects.running().filter(combatant=ogre)
+    assert knocked.exists() == expected.knocked_out
+    if expected.knocked_out:
+        assert knocked.get().rounds_left == expected.t
+    if entry.undoable:
+        actions.undo(referee, entry)
+    ogre.refresh_from_db()
+    assert ogre.hp == 25 and not Condition.objects.running().exists()
+
+
+def test_the_repair_form_says_what_it_mends_and_how_long_it_holds(referee, encounter, cog):
+    Combatant.objects.filter(pk=cog.pk).update(hp=90)  # 10 lost: 5 repairable
+    page = referee.get(url(encounter, "bx_repair") + f"?actor={cog.pk}").content.decode()
+    assert "repairs 1 hull point" in page
+    assert "5 to 30, 17.5 on average" in page
+    odds = referee.get(url(encounter, "bx_odds", "bx_repair"), {"actor": cog.pk, "crew": 5,
+                       "turns": 9}).content.decode()  # fmt: skip
+    assert "repairs 5 hull points" in odds
