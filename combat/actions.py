@@ -18,6 +18,7 @@ from django.db.models import Model
 from rules import dice, ose
 from rules.core import Modifier
 
+from . import classes
 from .access import Viewer
 from .errors import Refused
 from .live import announce
@@ -444,9 +445,14 @@ def saving_throw(
     damage: int | None,
     secret: bool = False,
     once: str = "",
+    magical: bool = False,
 ) -> LogEntry:
     actor = _alive(_locked(viewer, actor))
     modifiers = [Modifier(modifier, "situational")] if modifier else []
+    # Against magic the stored WIS counts (combat.classes), as OSE's magic saves column says.
+    wis = classes.magic_save_modifier(viewer.encounter.system, actor.wis_score) if magical else 0
+    if wis:
+        modifiers.insert(0, Modifier(wis, "wis"))
     result = ose.resolve_save(
         save_value=actor.save_value(category),
         category=category,

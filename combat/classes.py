@@ -267,3 +267,8 @@ def ability_modifier_for(system: str, ability: str, score: int | None) -> int | 
 def ability_meaning(system: str, ability: str) -> Any:
     use = ABILITY_USES.get(system, ABILITY_USES["ose"]).get(ability)
     return MEANINGS[use] if use else None
+
+
+def magic_save_modifier(system: str, wis_score: int | None) -> int:
+    """What WIS adds to a save against magic (OSE's magic saves column; 0 without a score)."""
+    return ability_modifier_for(system, "wis", wis_score) or 0

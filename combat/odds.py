@@ -14,7 +14,7 @@ from rules import hit_location as hl
 from rules.core import total_of
 from rules.errors import RulesError
 
-from . import zones
+from . import classes, zones
 from .forms import AttackForm, CheckForm, FreeRollForm, SaveForm
 
 
@@ -205,8 +205,12 @@ def _hit(form: AttackForm, values: dict[str, Any]) -> Odds:
 
 
 def _save(values: dict[str, Any]) -> Odds:
-    needed = values["actor"].save_value(values["category"])
-    return Odds(needed=needed, chance=ose.save_odds(needed, values.get("modifier") or 0))
+    actor = values["actor"]
+    needed = actor.save_value(values["category"])
+    modifier = values.get("modifier") or 0
+    if values.get("magical"):  # WIS against magic (combat.classes)
+        modifier += classes.magic_save_modifier(actor.encounter.system, actor.wis_score)
+    return Odds(needed=needed, chance=ose.save_odds(needed, modifier))
 
 
 def _check(values: dict[str, Any]) -> Odds:

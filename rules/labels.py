@@ -31,6 +31,7 @@ ABILITIES = {
 }
 REASONS = {
     "str": pgettext_lazy("modifier reason", "STR"),
+    "wis": pgettext_lazy("modifier reason", "WIS"),  # saves against magic (combat.classes)
     "dex": pgettext_lazy("modifier reason", "DEX"),
     "situational": pgettext_lazy("modifier reason", "situation"),
 }

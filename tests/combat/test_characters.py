@@ -464,3 +464,24 @@ def test_the_row_reads_in_the_viewer_s_language(referee, encounter):
     assert "Bojovník 3" in page
     assert ">SIL</abbr>&nbsp;16&nbsp;(+2)" in page
     assert 'title="útoky na blízko a zranění"' in page
+
+
+def test_a_save_against_magic_adds_the_stored_wis_and_says_so(referee, encounter):
+    sage = character(encounter, "Sage", wis_score=17, save_spells=15)
+    plain = character(encounter, "Plain", save_spells=15)  # no WIS stored: nothing added
+    odds = referee.get(
+        _url("odds", encounter, "save"),
+        {"actor": sage.pk, "category": "spells", "magical": "on"},
+    ).content.decode()
+    assert "needs 15+ · 40%" in odds  # 13 or more on the die: 8 faces of 20
+    for who, mods in ((sage, [[2, "wis"]]), (plain, [])):
+        referee.post(
+            _url("save", encounter),
+            {"actor": who.pk, "category": "spells", "magical": "on", "natural": "13"},
+            **HX,
+        )
+        entry = encounter.log.first()
+        assert entry.data["roll"]["mods"] == mods
+        assert entry.data["roll"]["success"] is (who == sage)
+    page = referee.get(_url("log", encounter)).content.decode()
+    assert "+2 WIS" in page
