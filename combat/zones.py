@@ -26,7 +26,7 @@ from rules.hit_location import BodyPlan, ZoneEffect, ZoneState
 from .access import Viewer
 from .actions import RNG, _record, _secret, _set_hp
 from .errors import Refused
-from .models import Combatant, Encounter, EntryKind, LogEntry
+from .models import Combatant, Encounter, EntryKind, LogEntry, RulesSystem
 
 __all__ = [
     "DEFAULT_HEIGHT",
@@ -231,8 +231,10 @@ def _commit(
     after: ZoneState,
     effects: tuple[ZoneEffect, ...],
     typed: int = 0,
+    floor: bool = False,
 ) -> Change:
-    """Store ``after`` on the (locked) combatant and move its hit points with it."""
+    """Store ``after`` on the (locked) combatant and move its hit points with it (never below
+    0 with ``floor``: Dolmenwood's hit points stop there)."""
     stored = combatant.zones
     change = before.total_damage - after.total_damage  # below 0: hurt
     hp = combatant.hp + change
@@ -240,6 +242,8 @@ def _commit(
         hp = min(hp, max(combatant.hp, combatant.hp_max))
     if after.dead and not before.dead:
         hp = min(hp, 0)
+    if floor:
+        hp = max(hp, min(0, combatant.hp))
     combatant.zones = to_dict(after, stored["plan"])
     combatant.save(update_fields=["zones"])
     effect, killed = _set_hp(combatant, hp)
@@ -272,7 +276,8 @@ def hit_zone(
     order, then the server's; more than it needs is the engine's error."""
     before = _state(target, encounter)
     after, effects = hl.apply_zone_damage(before, zone, amount, rng=RNG, entered=entered or ())
-    return _commit(target, before, after, effects, len(entered or ()))
+    floor = encounter.system == RulesSystem.DOLMENWOOD
+    return _commit(target, before, after, effects, len(entered or ()), floor=floor)
 
 
 def remember(attacker: Combatant, height_ft: Any, weapon_ft: Any) -> None:
@@ -488,7 +493,9 @@ def tick_round(encounter: Encounter) -> tuple[list[dict], list[dict]]:
         after, effects = hl.end_round(before, rng=RNG)
         if after == before:
             continue
-        change = _commit(combatant, before, after, effects)
+        change = _commit(
+            combatant, before, after, effects, floor=encounter.system == RulesSystem.DOLMENWOOD
+        )
         undo.append(change.effect)
         if change.effects or change.killed:
             said.append(

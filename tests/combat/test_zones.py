@@ -895,3 +895,15 @@ def test_wounds_that_leave_a_combatant_unable_to_attack_refuse_its_attacks(table
     assert bara.hp == bara.hp_max
     assert _attack(referee, encounter, bara, goblin, location=40).status_code == 200
     assert encounter.log.count() == before + 1  # the unwounded still attack
+
+
+def test_zone_damage_and_bleeding_stop_at_0_hit_points_in_dolmenwood(table):
+    """Dolmenwood's hit points never go below 0, whatever the zone panel deals or a severed
+    limb bleeds at the round's end."""
+    encounter, referee, _player, _bara, goblin = table
+    Encounter.objects.filter(pk=encounter.pk).update(system="dolmenwood")
+    url = _url("zone", encounter, goblin.pk)
+    values = {"action": "damage", "zone": "left_arm", "amount": "40"}
+    assert referee.post(url, values, **HTMX).status_code == 200
+    goblin.refresh_from_db()
+    assert goblin.hp == 0
