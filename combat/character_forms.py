@@ -63,6 +63,9 @@ def _class_fields(form: CombatantForm, encounter: Encounter) -> None:
         "hx-swap": "none",
     }
     form.fields["char_class"].widget.attrs.update(fill, **{"hx-trigger": "change"})
+    kind = form.fields["kind"].widget.attrs  # class and level chosen first, then "Character"
+    if "hx-get" not in kind:
+        kind.update(fill, **{"hx-trigger": "change"})
     level = form.fields["level"]
     # On change only (leaving the field): a fill asked for while typing could land after the
     # referee typed over a save, and put the table's value back.
