@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -20,7 +20,7 @@ from .. import actions, group
 from ..access import Viewer, referee_for, viewer_for
 from ..errors import Refused, message_for
 from ..group_forms import AreaEffectForm, GroupAttackForm, GroupForm
-from ..models import LogEntry, PendingSave
+from ..models import LogEntry, PendingSave, RulesSystem
 from .common import panel_reply
 
 # Each panel: its form, and the action its ``action_arguments`` are handed to.
@@ -30,8 +30,17 @@ PANELS = {
 }
 
 
-def _group_view(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
+def _group_referee(request: HttpRequest, slug: str) -> Viewer:
+    """The referee, at a table whose rules the group rolls follow: OSE's attack matrix and
+    save categories (Dolmenwood's and BECMI's tables do not offer them)."""
     viewer = referee_for(request, slug)
+    if viewer.encounter.system != RulesSystem.OSE:
+        raise Http404
+    return viewer
+
+
+def _group_view(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
+    viewer = _group_referee(request, slug)
     form_class, act = PANELS[panel]
     if request.method != "POST":
         return _reply(request, viewer, panel, form_class(viewer=viewer))
@@ -84,7 +93,7 @@ def area_effect(request: HttpRequest, slug: str) -> HttpResponse:
 def odds_preview(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
     """Each attack's or each target's odds as the form describes them so far, recomputed as
     the form changes."""
-    viewer = referee_for(request, slug)
+    viewer = _group_referee(request, slug)
     if panel not in PANELS:
         return HttpResponse(status=404)
     form = PANELS[panel][0](request.GET, viewer=viewer)

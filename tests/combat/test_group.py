@@ -925,3 +925,18 @@ def test_an_unknown_waiting_save_is_not_found(player, encounter):
     assert (
         player.post(reverse("pending_save", args=[encounter.slug, 999]), **HTMX).status_code == 404
     )
+
+
+@pytest.mark.parametrize("system", ["dolmenwood", "becmi"])
+@pytest.mark.parametrize("route", ["group_attack", "area_effect"])
+def test_group_rolls_follow_oses_tables_and_are_not_offered_in_other_systems(
+    referee, encounter, system, route
+):
+    Encounter.objects.filter(pk=encounter.pk).update(system=system)
+    url = reverse(route, args=[encounter.slug])
+    assert referee.get(url).status_code == 404
+    assert referee.post(url, {"once": "x"}).status_code == 404
+    odds = reverse("group_odds", args=[encounter.slug, "group_attack"])
+    assert referee.get(odds).status_code == 404
+    page = referee.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert url not in page
