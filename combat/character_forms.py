@@ -128,7 +128,7 @@ def _whole(value: Any) -> int | None:
     text = str(value or "").strip()
     sign = text[:1] == "-"
     digits = text[1:] if sign else text
-    if not digits.isdigit() or len(digits) > 3:
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 3:  # not "²"
         return None
     return -int(digits) if sign else int(digits)
 

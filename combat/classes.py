@@ -194,7 +194,8 @@ def refill(
 def parse_filled_from(text: Any) -> tuple[str, int] | None:
     """``"fighter:3"`` (what a form's values were filled from) as a class and level."""
     klass, _sep, level = str(text or "").partition(":")
-    if klass not in CharacterClass.values or not level.isdigit() or len(level) > 2:
+    digits = level.isascii() and level.isdigit()  # not "²", which int() refuses
+    if klass not in CharacterClass.values or not digits or len(level) > 2:
         return None
     return klass, int(level)
 

@@ -138,6 +138,12 @@ def test_dolmenwood_fills_nothing():
     assert classes.max_level("dolmenwood", "fighter") is None
 
 
+def test_what_a_form_was_filled_from_is_read_strictly():
+    assert classes.parse_filled_from("fighter:3") == ("fighter", 3)
+    for text in ("fighter:²", "fighter:", "wizard:3", "fighter:123", None, "fighter3"):
+        assert classes.parse_filled_from(text) is None
+
+
 def test_a_changed_level_refills_what_was_filled_and_keeps_what_was_typed_over():
     fighter3 = classes.filled("ose", "fighter", 3)
     typed = fighter3 | {"save_breath": 9}
@@ -280,6 +286,7 @@ def test_a_level_chosen_anew_keeps_what_the_referee_typed_in_the_form(referee, e
         {"char_class": "wizard", "level": "3"},
         {"char_class": "fighter", "level": "3", "kind": "monster"},
         {"char_class": "fighter", "level": "99999999999999999999"},
+        {"char_class": "fighter", "level": "²"},
     ],
 )
 def test_nothing_is_filled_for_an_incomplete_or_impossible_choice(referee, encounter, query):
