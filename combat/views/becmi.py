@@ -55,8 +55,8 @@ def _viewer(request: HttpRequest, slug: str, panel: str) -> Viewer:
 def _refuse_foreign_wrestle(request: HttpRequest, viewer: Viewer) -> None:
     """A round of a hold the player has no part in is refused outright (403)."""
     wanted = request.POST.get("wrestle", "")
-    if viewer.is_referee or not wanted.isdigit() or len(wanted) > 18:
-        return
+    if viewer.is_referee or not wanted.isascii() or not wanted.isdigit() or len(wanted) > 18:
+        return  # not an id at all ("²" is a digit to Python, not to int()): the form says so
     found = (
         Wrestle.objects.filter(pk=int(wanted), encounter=viewer.encounter)
         .select_related("attacker", "defender")

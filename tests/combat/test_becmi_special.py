@@ -448,10 +448,11 @@ def test_a_wrestling_round_with_a_bad_die_changes_nothing(referee, encounter, fi
     for bad in ("0", "21", "two"):
         response = wrestle_round(referee, encounter, wrestle, attacker_natural=bad)
         assert response.status_code == 200
-    response = referee.post(
-        url(encounter, "bx_wrestle_round"), {"wrestle": "99999"}, HTTP_HX_REQUEST="true"
-    )
-    assert response.status_code == 200
+    for forged in ("99999", "²", "9" * 40, "-1"):
+        response = referee.post(
+            url(encounter, "bx_wrestle_round"), {"wrestle": forged}, HTTP_HX_REQUEST="true"
+        )
+        assert response.status_code == 200
     assert LogEntry.objects.filter(kind=EntryKind.WRESTLE).count() == 1
 
 
@@ -736,3 +737,14 @@ def test_the_repair_form_says_what_it_mends_and_how_long_it_holds(referee, encou
     odds = referee.get(url(encounter, "bx_odds", "bx_repair"), {"actor": cog.pk, "crew": 5,
                        "turns": 9}).content.decode()  # fmt: skip
     assert "repairs 5 hull points" in odds
+
+
+@pytest.mark.parametrize("forged", ["²", "9" * 40, "abc", "-3", ""])
+def test_a_player_sending_no_hold_at_all_gets_a_form_error(
+    player, encounter, fighter, ogre, forged
+):
+    response = player.post(
+        url(encounter, "bx_wrestle_round"), {"wrestle": forged}, HTTP_HX_REQUEST="true"
+    )
+    assert response.status_code == 200
+    assert not LogEntry.objects.exists()

@@ -125,3 +125,5 @@ def test_a_punch_a_wrestle_and_a_ram_between_a_laptop_and_a_russian_phone(refere
     expect(wolf.locator(".hull")).to_have_text("Корпус 40/100")
     expect(wolf.locator(".speed")).to_have_text("скорость 48 из 120")
     expect(anna.locator("#log .entry.naval").first).to_contain_text("таран")
+    # Every row's new lines and buttons fit the phone: no sideways scrolling.
+    assert anna.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
