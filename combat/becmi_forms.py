@@ -15,6 +15,7 @@ from django.utils.translation import pgettext_lazy
 
 from rules import becmi_naval as naval
 from rules import becmi_striking as striking
+from rules import becmi_wrestling as wrestling
 from rules.errors import RulesError
 
 from . import becmi_special as special
@@ -158,8 +159,14 @@ class WrestleOdds:
     pin: Fraction | None  # the chance a pinned defender is hurt, when a pin can follow
 
 
-def _after(hold: str, a: special.Side, d: special.Side, defender: Combatant) -> WrestleOdds:
-    odds = special.round_odds(hold, a, d)
+def _after(
+    hold: str,
+    a: special.Side,
+    d: special.Side,
+    defender: Combatant,
+    penalty: int = wrestling.PINNED_PENALTY,
+) -> WrestleOdds:
+    odds = special.round_odds(hold, a, d, penalty)
     order = ("free", "grabbed", "thrown", "pinned")
     after = tuple((str(h), p) for h, p in sorted(odds.items(), key=lambda i: order.index(i[0])))
     pin = special.pin_chance(defender) if "pinned" in {h for h, _p in after} else None
@@ -315,6 +322,14 @@ class WrestleRoundForm(ActionForm):
                 _("Pinned defender's save rolled at the table (d20)")
             )
         if referee:
+            self.fields["penalty"] = forms.IntegerField(
+                label=_("A pinned wrestler's WR penalty"),
+                required=False,
+                min_value=0,
+                max_value=20,
+                initial=wrestling.PINNED_PENALTY,
+                help_text=_("3, or more at the referee's call."),
+            )
             self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
         self.without_dice_fields()
 
@@ -330,6 +345,8 @@ class WrestleRoundForm(ActionForm):
         for name in ("attacker_natural", "defender_natural", "save_natural"):
             data.setdefault(name, None)
         data["secret"] = bool(data.get("secret"))
+        if data.get("penalty") is None:
+            data["penalty"] = wrestling.PINNED_PENALTY
         return data
 
     def special_odds(self) -> WrestleOdds | None:
@@ -348,7 +365,10 @@ class WrestleRoundForm(ActionForm):
             defender_helpers=wrestle.defender_helpers,
             by_pk=by_pk,
         )
-        return _after(wrestle.hold, a, d, defender)
+        penalty = values.get("penalty")
+        return _after(
+            wrestle.hold, a, d, defender, wrestling.PINNED_PENALTY if penalty is None else penalty
+        )
 
 
 class WrestleEndForm(ActionForm):
@@ -709,3 +729,16 @@ class BoardingForm(RollForm):
         return BoardingOdds(
             needed, special.boarding_odds(attacker, target, modifier=modifier, **flags), result.ac
         )
+
+
+class RepairsFailForm(ActionForm):
+    """The referee's: a ship's temporary repairs give way (their 5d6 days are up)."""
+
+    def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
+        super().__init__(*args, viewer=viewer, **kwargs)
+        self.fields["actor"] = _combatant_field(
+            _ships(viewer.controlled_list()), _("Ship"), refusal="target_is_dead"
+        )
+
+    def special_odds(self) -> None:
+        return None

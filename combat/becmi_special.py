@@ -235,7 +235,9 @@ def sides_of(
     )
 
 
-def round_odds(hold: str, attacker: Side, defender: Side) -> dict[Hold, Fraction]:
+def round_odds(
+    hold: str, attacker: Side, defender: Side, penalty: int = wrestling.PINNED_PENALTY
+) -> dict[Hold, Fraction]:
     """Each hold's chance after one round from ``hold``."""
     found = wrestling.wrestling_round_odds(
         hold,
@@ -243,6 +245,7 @@ def round_odds(hold: str, attacker: Side, defender: Side) -> dict[Hold, Fraction
         defender.rating,
         attacker_modifiers=attacker.helpers,
         defender_modifiers=defender.helpers,
+        pinned_penalty=penalty,
     )
     return {Hold(str(h)): p for h, p in found.items()}
 
@@ -260,6 +263,7 @@ def _round(
     attacker_natural: int | None,
     defender_natural: int | None,
     save_natural: int | None,
+    penalty: int = wrestling.PINNED_PENALTY,
 ) -> tuple[wrestling.WrestlingRound, dict[str, Any]]:
     by_pk = {c.pk: c for c in wrestle.encounter.combatants.all()}
     a_side, d_side = sides_of(
@@ -279,6 +283,7 @@ def _round(
         attacker_modifiers=a_side.helpers,
         defender_modifiers=d_side.helpers,
         pinner_str=_strength(attacker),
+        pinned_penalty=penalty,
         rng=RNG,
         attacker_natural=attacker_natural,
         defender_natural=defender_natural,
@@ -411,6 +416,7 @@ def wrestle_round(
     attacker_natural: int | None,
     defender_natural: int | None,
     save_natural: int | None,
+    penalty: int = wrestling.PINNED_PENALTY,
     secret: bool = False,
     once: str = "",
 ) -> LogEntry:
@@ -431,6 +437,7 @@ def wrestle_round(
         attacker_natural=attacker_natural,
         defender_natural=defender_natural,
         save_natural=save_natural,
+        penalty=penalty,
     )
     effects = _wrestle_effects(result, defender, data)
     broken = result.hold == wrestling.Hold.FREE
@@ -750,6 +757,30 @@ def repair(
     return _record(viewer, EntryKind.NAVAL, data, secret=ship.hidden, effects=effects, once=once)
 
 
+@transaction.atomic
+def repairs_fail(viewer: Viewer, *, actor: Combatant, once: str = "") -> LogEntry:
+    """The 5d6 days are up: every temporarily repaired hull point is damage again."""
+    ship = _ship(_locked(viewer, actor))
+    before = ship_view(ship)
+    after = ship_of(ship).repairs_fail()
+    lost = after.damage - ship_of(ship).damage
+    data: dict[str, Any] = {
+        "becmi": "repairs_fail",
+        "ship": ship.name,
+        "lost": lost,
+        "killed": False,
+        "restore": {"ship": ship.pk, "fields": {"hull_repaired": ship.hull_repaired}},
+    }
+    effects = []
+    if lost:
+        effect, data["killed"] = _hurt(ship, lost)
+        effects.append(effect)
+    ship.hull_repaired = 0
+    ship.save(update_fields=["hull_repaired"])
+    data["hull"] = _ship_line(ship, before)
+    return _record(viewer, EntryKind.NAVAL, data, secret=ship.hidden, effects=effects, once=once)
+
+
 def _heal(ship: Combatant, points: int) -> tuple[dict[str, int], bool]:
     from .actions import _set_hp
 
@@ -911,6 +942,7 @@ __all__ = [
     "lose_rowers",
     "ram",
     "repair",
+    "repairs_fail",
     "start_wrestle",
     "strike",
     "undo",

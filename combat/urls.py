@@ -60,6 +60,7 @@ encounter_patterns = [
     path("bx/hull/", becmi.hull, name="bx_hull"),
     path("bx/repair/", becmi.repair, name="bx_repair"),
     path("bx/rowers/", becmi.rowers, name="bx_rowers"),
+    path("bx/repairs-fail/", becmi.repairs_fail, name="bx_repairs_fail"),
     path("bx/odds/<str:panel>/", becmi.odds_preview, name="bx_odds"),
     path("fight/", rounds.fight, name="fight"),
     path("fight/initiative/", rounds.initiative, name="initiative"),

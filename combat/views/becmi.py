@@ -38,6 +38,7 @@ PANELS: dict[str, tuple[type[forms.ActionForm], Callable[..., Any], bool]] = {
     "bx_hull": (forms.HullDamageForm, special.hull_damage, True),
     "bx_repair": (forms.RepairForm, special.repair, False),
     "bx_rowers": (forms.RowersForm, special.lose_rowers, True),
+    "bx_repairs_fail": (forms.RepairsFailForm, special.repairs_fail, True),
 }
 PREFILL = {"actor", "target", "wrestle"}
 
@@ -135,6 +136,7 @@ board = _view("bx_board")
 hull = _view("bx_hull")
 repair = _view("bx_repair")
 rowers = _view("bx_rowers")
+repairs_fail = _view("bx_repairs_fail")
 
 
 @require_GET

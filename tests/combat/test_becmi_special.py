@@ -748,3 +748,35 @@ def test_a_player_sending_no_hold_at_all_gets_a_form_error(
     )
     assert response.status_code == 200
     assert not LogEntry.objects.exists()
+
+
+def test_repairs_give_way_after_their_days_and_undo_holds_them_again(
+    referee, player, encounter, cog
+):
+    Combatant.objects.filter(pk=cog.pk).update(hp=60)
+    act(referee, encounter, "bx_repair", actor=cog.pk, crew=5, turns=30)
+    page = referee.get(url(encounter, "encounter")).content.decode()
+    assert "20 hull points repaired for now" in page
+    assert url(encounter, "bx_repairs_fail") in page
+    assert act(player, encounter, "bx_repairs_fail", actor=cog.pk).status_code == 403
+    act(referee, encounter, "bx_repairs_fail", actor=cog.pk)
+    cog.refresh_from_db()
+    assert (cog.hp, cog.hull_repaired) == (60, 0)
+    entry = LogEntry.objects.filter(kind=EntryKind.NAVAL).first()
+    assert "20 hull points lost again" in referee.get(url(encounter, "log")).content.decode()
+    referee.post(url(encounter, "undo", entry.seq), HTTP_HX_REQUEST="true")
+    cog.refresh_from_db()
+    assert (cog.hp, cog.hull_repaired) == (80, 20)
+
+
+def test_the_referee_may_make_the_pin_cost_more(referee, encounter, fighter, ogre):
+    grab(referee, encounter, actor=fighter.pk, target=ogre.pk, attacker_natural=20,
+         defender_natural=1)  # fmt: skip
+    wrestle = Wrestle.objects.get()
+    Wrestle.objects.filter(pk=wrestle.pk).update(hold="pinned")
+    page = referee.get(url(encounter, "bx_wrestle_round") + f"?wrestle={wrestle.pk}")
+    assert 'name="penalty"' in page.content.decode()
+    wrestle_round(referee, encounter, wrestle, attacker_natural=10, defender_natural=10,
+                  save_natural=20, penalty=5)  # fmt: skip
+    entry = LogEntry.objects.filter(kind=EntryKind.WRESTLE).first()
+    assert [-5, "pinned"] in entry.data["defender_roll"]["mods"]
