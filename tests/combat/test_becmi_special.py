@@ -780,3 +780,38 @@ def test_the_referee_may_make_the_pin_cost_more(referee, encounter, fighter, ogr
                   save_natural=20, penalty=5)  # fmt: skip
     entry = LogEntry.objects.filter(kind=EntryKind.WRESTLE).first()
     assert [-5, "pinned"] in entry.data["defender_roll"]["mods"]
+
+
+def _load_and_render_queries(encounter: Encounter, player_seat) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from combat.live import Audience, build_views
+
+    audiences = [
+        Audience(referee=True, seat=None, language="en"),
+        Audience(referee=False, seat=player_seat.pk, language="ru"),
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        build_views(encounter.pk, audiences, {})
+    return len(queries)
+
+
+def test_holds_are_loaded_once_for_every_row_however_many(referee, player, encounter, fighter):
+    from combat import becmi_special
+
+    viewer = Viewer(encounter, is_referee=True, seat=None)
+    foes = [monster(encounter, f"Goblin {n}") for n in range(4)]
+    becmi_special.start_wrestle(
+        viewer, actor=fighter, target=foes[0], attacker_helpers=[], defender_helpers=[],
+        attacker_ac=4, defender_ac=6, attacker_natural=20, defender_natural=1,
+    )  # fmt: skip
+    one = _load_and_render_queries(encounter, player.seat)
+    for foe in foes[1:]:
+        becmi_special.start_wrestle(
+            viewer, actor=foe, target=foes[0] if foe is not foes[0] else fighter,
+            attacker_helpers=[], defender_helpers=[], attacker_ac=6, defender_ac=6,
+            attacker_natural=20, defender_natural=1,
+        )  # fmt: skip
+    assert Wrestle.objects.filter(ended=False).count() == 4
+    assert _load_and_render_queries(encounter, player.seat) == one
