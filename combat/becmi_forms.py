@@ -275,7 +275,9 @@ class WrestleStartForm(ActionForm):
 
 def wrestles_for(viewer: Viewer) -> list[Wrestle]:
     running = (
-        Wrestle.objects.filter(encounter=viewer.encounter, ended=False)
+        Wrestle.objects.filter(
+            encounter=viewer.encounter, ended=False, attacker__hp__gt=0, defender__hp__gt=0
+        )
         .select_related("attacker", "defender")
         .order_by("pk")
     )
@@ -307,7 +309,9 @@ class WrestleRoundForm(ActionForm):
         super().__init__(*args, viewer=viewer, **kwargs)
         self.wrestles = wrestles_for(viewer)
         self.fields["wrestle"] = forms.ChoiceField(
-            label=_("Wrestling"), choices=[(w.pk, _wrestle_label(w, viewer)) for w in self.wrestles]
+            label=_("Wrestling"),
+            choices=[(w.pk, _wrestle_label(w, viewer)) for w in self.wrestles],
+            error_messages={"invalid_choice": _("That wrestling has ended.")},
         )
         wanted = self.data.get("wrestle") if self.is_bound else self.initial.get("wrestle")
         chosen = self.find(wanted) or (self.wrestles[0] if self.wrestles else None)
@@ -378,7 +382,9 @@ class WrestleEndForm(ActionForm):
         super().__init__(*args, viewer=viewer, **kwargs)
         self.wrestles = wrestles_for(viewer)
         self.fields["wrestle"] = forms.ChoiceField(
-            label=_("Wrestling"), choices=[(w.pk, _wrestle_label(w, viewer)) for w in self.wrestles]
+            label=_("Wrestling"),
+            choices=[(w.pk, _wrestle_label(w, viewer)) for w in self.wrestles],
+            error_messages={"invalid_choice": _("That wrestling has ended.")},
         )
 
     def clean(self) -> dict[str, Any]:

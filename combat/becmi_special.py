@@ -424,11 +424,8 @@ def wrestle_round(
     the defender back towards free); a pinned defender saves or takes ``1 + STR adj``."""
     wrestle = _locked_wrestle(viewer, wrestle)
     attacker, defender = _locked_pair(viewer, wrestle.attacker, wrestle.defender)
-    for someone in (attacker, defender):
-        if someone.dead:
-            wrestle.ended = True
-            wrestle.save(update_fields=["ended"])
-            raise Refused("wrestle_over")
+    if attacker.dead or defender.dead:  # the hold ended with the death (rows no longer show it)
+        raise Refused("wrestle_over")
     before = _state(wrestle)
     result, data = _round(
         wrestle,
