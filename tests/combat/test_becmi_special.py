@@ -815,3 +815,19 @@ def test_holds_are_loaded_once_for_every_row_however_many(referee, player, encou
         )  # fmt: skip
     assert Wrestle.objects.filter(ended=False).count() == 4
     assert _load_and_render_queries(encounter, player.seat) == one
+
+
+def test_a_knock_out_wears_off_at_the_end_of_its_rounds(referee, encounter, fighter, ogre):
+    from combat import rounds
+
+    viewer = Viewer(encounter, is_referee=True, seat=None)
+    rounds.start(viewer, surprise=False, party_die=None, foes_die=None)
+    strike(
+        referee, encounter, actor=fighter.pk, target=ogre.pk, natural=18, stun_natural=9,
+        save_natural=1,
+    )  # fmt: skip  # t = 9 − 8 = 1 round
+    assert Condition.objects.running().get().rounds_left == 1
+    rounds.end_round(Viewer(Encounter.objects.get(pk=encounter.pk), is_referee=True, seat=None))
+    assert not Condition.objects.running().exists()
+    log = referee.get(url(encounter, "log"), HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    assert "без сознания" in log and "Ogre" in log
