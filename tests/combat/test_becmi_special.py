@@ -831,3 +831,25 @@ def test_a_knock_out_wears_off_at_the_end_of_its_rounds(referee, encounter, figh
     assert not Condition.objects.running().exists()
     log = referee.get(url(encounter, "log"), HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     assert "без сознания" in log and "Ogre" in log
+
+
+PANELS = [
+    "bx_strike", "bx_wrestle", "bx_wrestle_round", "bx_wrestle_end", "bx_ship", "bx_ram",
+    "bx_grapple", "bx_board", "bx_hull", "bx_repair", "bx_rowers", "bx_repairs_fail",
+]  # fmt: skip
+REFEREE_ONLY = {"bx_wrestle_end", "bx_ship", "bx_hull", "bx_rowers", "bx_repairs_fail"}
+
+
+@pytest.mark.parametrize("panel", PANELS)
+def test_every_panel_opens_for_whom_it_is_and_its_odds_take_any_junk(
+    referee, player, outsider, encounter, fighter, ogre, galley, cog, panel
+):
+    assert referee.get(url(encounter, panel)).status_code == 200
+    assert player.get(url(encounter, panel)).status_code == (403 if panel in REFEREE_ONLY else 200)
+    assert outsider.get(url(encounter, panel)).status_code == 404
+    junk = {"actor": "²", "target": "-1", "natural": "x", "wrestle": "9" * 30, "turns": "1e9",
+            "distance": "NaN", "vessel": "ark", "hit_points": "", "crew": "٣"}  # fmt: skip
+    for who in (referee, player):
+        assert who.get(url(encounter, "bx_odds", panel), junk).status_code in (200, 403)
+        assert who.post(url(encounter, panel), junk).status_code in (200, 403)
+    assert not LogEntry.objects.exists()
