@@ -24,6 +24,7 @@ from rules.labels import ABILITIES
 
 from . import systems
 from .access import Viewer
+from .classes import ABILITY_FIELDS
 from .errors import message_for
 from .forms import (
     ABILITY_MAX,
@@ -142,7 +143,7 @@ class AbilityCheckForm(RollForm):
         min_value=ABILITY_MIN,
         max_value=ABILITY_MAX,
         required=False,
-        help_text=_("STR, DEX and WIS come from the combatant when it has them."),
+        help_text=_("Leave empty to use the score stored on the combatant."),
     )
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
@@ -152,12 +153,8 @@ class AbilityCheckForm(RollForm):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         actor, ability = data.get("actor"), data.get("ability")
-        if actor is not None and ability and data.get("score") is None:
-            data["score"] = {
-                "str": actor.str_score,
-                "dex": actor.dex_score,
-                "wis": actor.wis_score,
-            }.get(ability)
+        if actor is not None and ability in ABILITY_FIELDS and data.get("score") is None:
+            data["score"] = getattr(actor, ABILITY_FIELDS[ability])  # any of the six stored
         if ability and data.get("score") is None and "score" not in self.errors:
             self.add_error("score", _("Enter the ability score."))
         return data

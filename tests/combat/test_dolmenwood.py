@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from combat.models import Encounter, LogEntry, RulesSystem
+from combat.models import Combatant, Encounter, LogEntry, RulesSystem
 
 from .conftest import character, form_values, monster
 
@@ -145,6 +145,19 @@ def test_an_ability_check_without_a_known_score_asks_for_it(player, hunter, enco
     response = _post(player, encounter, "dw_check", {"actor": hunter.pk, "ability": "cha"})
     assert "Enter the ability score." in response.content.decode()
     assert not LogEntry.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "ability, field", [("int", "int_score"), ("con", "con_score"), ("cha", "cha_score")]
+)
+def test_an_ability_check_uses_any_of_the_six_scores_stored(
+    player, hunter, encounter, ability, field
+):
+    Combatant.objects.filter(pk=hunter.pk).update(**{field: 18})
+    _post(player, encounter, "dw_check", {"actor": hunter.pk, "ability": ability, "natural": 1})
+    entry = LogEntry.objects.get()
+    assert entry.data["roll"]["mods"] == [[3, ability]]  # 18: +3, and a natural 1 still fails
+    assert entry.data["roll"]["success"] is False
 
 
 # --- saves -------------------------------------------------------------------------------
