@@ -853,3 +853,42 @@ def test_every_panel_opens_for_whom_it_is_and_its_odds_take_any_junk(
         assert who.get(url(encounter, "bx_odds", panel), junk).status_code in (200, 403)
         assert who.post(url(encounter, panel), junk).status_code in (200, 403)
     assert not LogEntry.objects.exists()
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    start=st.sampled_from(["grabbed", "thrown", "pinned"]),
+    a=st.integers(1, 20),
+    d=st.integers(1, 20),
+    save=st.integers(1, 20),
+)
+def test_any_wrestling_round_moves_the_hold_as_the_rules_say_and_undo_puts_it_back(
+    encounter, fighter, ogre, start, a, d, save
+):
+    from combat import actions, becmi_special
+
+    referee = Viewer(encounter, is_referee=True, seat=None)
+    wrestle = Wrestle.objects.create(
+        encounter=encounter, attacker=fighter, defender=ogre, hold=start, attacker_ac=4,
+        defender_ac=5,
+    )  # fmt: skip
+    expected = becmi_wrestling.resolve_wrestling_round(
+        start, 6, 13, defender_save=10, pinner_str=13, attacker_natural=a, defender_natural=d,
+        save_natural=save,
+    )  # fmt: skip
+    entry = becmi_special.wrestle_round(
+        referee, wrestle=wrestle, attacker_natural=a, defender_natural=d, save_natural=save
+    )
+    wrestle.refresh_from_db()
+    ogre.refresh_from_db()
+    assert wrestle.hold == expected.hold
+    assert wrestle.ended == (expected.hold == "free")
+    assert ogre.hp == 25 - expected.damage
+    actions.undo(referee, entry)
+    wrestle.refresh_from_db()
+    ogre.refresh_from_db()
+    assert (wrestle.hold, wrestle.ended, ogre.hp) == (start, False, 25)
+    wrestle.ended = True
+    wrestle.save()
