@@ -19,6 +19,7 @@ from rules import becmi_wrestling as wrestling
 from rules.errors import RulesError
 
 from . import becmi_special as special
+from . import body_fields
 from .access import Viewer
 from .errors import message_for
 from .forms import (
@@ -88,6 +89,15 @@ class StrikeForm(RollForm):
         super().__init__(*args, viewer=viewer, **kwargs)
         living = [c for c in viewer.visible_list() if c.kind != Kind.SHIP]
         self.fields["target"] = _combatant_field(living, _("Target"), refusal="target_is_dead")
+        for name, label in (
+            ("attacker_ft", _("Striker's height (ft)")),
+            ("defender_ft", _("Defender's height (ft)")),
+        ):
+            self.fields[name] = body_fields.length_field(
+                label,
+                body_fields.MIN_HEIGHT,
+                _("A striker must be at least half the defender's size; empty: as stored."),
+            )
         self.fields["natural"].label = _("Hit roll rolled at the table (d20)")
         self.fields["stun_natural"] = _d20(_("Stun roll rolled at the table (d20)"))
         self.fields["save_natural"] = _d20(_("Defender's save rolled at the table (d20)"))
@@ -105,6 +115,8 @@ class StrikeForm(RollForm):
                 "blow",
                 "haymaker",
                 "pulled",
+                "attacker_ft",
+                "defender_ft",
                 "modifier",
                 "natural",
                 "stun_natural",
@@ -128,13 +140,18 @@ class StrikeForm(RollForm):
             return None
         haymaker = bool(values.get("haymaker"))
         modifier = values.get("modifier") or 0
+        sizes = (values.get("attacker_ft"), values.get("defender_ft"))
         damage = striking.strike_damage(special._strength(attacker), bool(values.get("pulled")))
+        inputs = special.strike_inputs(
+            attacker, target, haymaker=haymaker, modifier=modifier, sizes=sizes
+        )
         if not striking.can_strike(
-            float(attacker.height_ft), float(target.height_ft), haymaker=haymaker
+            inputs["attacker_size"], inputs["defender_size"], haymaker=haymaker
         ):
             return StrikeOdds(None, Fraction(0), Fraction(0), Fraction(0), damage, too_small=True)
-        odds = special.strike_odds(attacker, target, haymaker=haymaker, modifier=modifier)
-        inputs = special.strike_inputs(attacker, target, haymaker=haymaker, modifier=modifier)
+        odds = special.strike_odds(
+            attacker, target, haymaker=haymaker, modifier=modifier, sizes=sizes
+        )
         first = striking.resolve_strike(
             attacker.thac0, target.ac, natural=20, stun_natural=1, **inputs
         )

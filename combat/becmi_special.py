@@ -106,24 +106,36 @@ def _save_roll(save: Any, entered: bool) -> dict[str, Any]:
 
 
 def strike_inputs(
-    attacker: Combatant, target: Combatant, *, haymaker: bool, modifier: int
+    attacker: Combatant,
+    target: Combatant,
+    *,
+    haymaker: bool,
+    modifier: int,
+    sizes: tuple[Any, Any] = (None, None),
 ) -> dict[str, Any]:
-    """What ``rules.becmi_striking`` needs of the two, for the roll and for its odds alike."""
+    """What ``rules.becmi_striking`` needs of the two, for the roll and for its odds alike;
+    ``sizes`` the two heights given in the form (None: each one's stored height)."""
+    attacker_ft, defender_ft = sizes
     return {
         "defender_con": constitution(target),
         "defender_save": target.save_death,
         "attacker_str": _strength(attacker),
         "haymaker": haymaker,
-        "attacker_size": float(attacker.height_ft),
-        "defender_size": float(target.height_ft),
+        "attacker_size": float(attacker_ft or attacker.height_ft),
+        "defender_size": float(defender_ft or target.height_ft),
         "modifiers": _situational(modifier),
     }
 
 
 def strike_odds(
-    attacker: Combatant, target: Combatant, *, haymaker: bool, modifier: int
+    attacker: Combatant,
+    target: Combatant,
+    *,
+    haymaker: bool,
+    modifier: int,
+    sizes: tuple[Any, Any] = (None, None),
 ) -> striking.StrikeOdds:
-    inputs = strike_inputs(attacker, target, haymaker=haymaker, modifier=modifier)
+    inputs = strike_inputs(attacker, target, haymaker=haymaker, modifier=modifier, sizes=sizes)
     return striking.strike_odds(attacker.thac0, target.ac, **inputs)
 
 
@@ -140,6 +152,8 @@ def strike(
     natural: int | None,
     stun_natural: int | None,
     save_natural: int | None,
+    attacker_ft: Any = None,
+    defender_ft: Any = None,
     secret: bool = False,
     once: str = "",
 ) -> LogEntry:
@@ -149,7 +163,8 @@ def strike(
     _able(_alive(attacker))
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
-    inputs = strike_inputs(attacker, target, haymaker=haymaker, modifier=modifier)
+    sizes = (attacker_ft, defender_ft)
+    inputs = strike_inputs(attacker, target, haymaker=haymaker, modifier=modifier, sizes=sizes)
     result = striking.resolve_strike(
         attacker.thac0,
         target.ac,

@@ -892,3 +892,26 @@ def test_any_wrestling_round_moves_the_hold_as_the_rules_say_and_undo_puts_it_ba
     assert (wrestle.hold, wrestle.ended, ogre.hp) == (start, False, 25)
     wrestle.ended = True
     wrestle.save()
+
+
+def test_the_form_may_give_the_two_heights_for_the_half_size_rule(
+    referee, encounter, fighter, ogre
+):
+    # Both stored at 6 ft; a 13 ft ogre is more than twice the fighter: a haymaker or nothing.
+    odds = referee.get(
+        url(encounter, "bx_odds", "bx_strike"),
+        {"actor": fighter.pk, "target": ogre.pk, "defender_ft": "13"},
+    ).content.decode()
+    assert "Too small" in odds
+    response = strike(referee, encounter, actor=fighter.pk, target=ogre.pk, defender_ft="13",
+                      natural=20)  # fmt: skip
+    assert "at least half the defender" in response.content.decode()
+    assert not LogEntry.objects.exists()
+    cs = referee.post(
+        url(encounter, "bx_strike"),
+        {"actor": fighter.pk, "target": ogre.pk, "defender_ft": "12,5", "haymaker": "on",
+         "natural": "20", "stun_natural": "1", "blow": "kick"},
+        HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE="cs",
+    )  # fmt: skip
+    assert cs.status_code == 200
+    assert LogEntry.objects.get().data["haymaker"] is True
