@@ -3,6 +3,27 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.contrib.staticfiles.apps import StaticFilesConfig
+
+
+class FrayStaticFilesConfig(StaticFilesConfig):
+    """Static files, without what django-htmx ships for other versions of htmx and for
+    extensions Fray never loads: only htmx 2 and its websocket extension, minified, are
+    collected and compressed (gzip and brotli) when ``host`` starts, so the first start of a
+    fresh clone compresses some 60 KB instead of 800 KB."""
+
+    ignore_patterns = [
+        *StaticFilesConfig.ignore_patterns,
+        "django_htmx/htmax-*",
+        "django_htmx/htmx-4*",
+        "django_htmx/htmx-2.js",
+        "django_htmx/django-htmx.js",
+        "django_htmx/ext/*-4.*",
+        "django_htmx/ext/*-2.js",
+        "django_htmx/ext/hx-head-*",
+        "django_htmx/ext/hx-preload-*",
+        "django_htmx/ext/hx-sse-*",
+    ]
 
 
 class CombatConfig(AppConfig):

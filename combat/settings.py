@@ -91,7 +91,7 @@ INSTALLED_APPS = [
     "daphne",
     "django.contrib.sessions",
     "django.contrib.messages",
-    "django.contrib.staticfiles",
+    "combat.apps.FrayStaticFilesConfig",  # django.contrib.staticfiles, with less to collect
     "channels",
     "django_htmx",
     "rules",
@@ -231,7 +231,7 @@ TIME_ZONE = "UTC"
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # `host` and `serve` collect here at startup, only when the sources changed: hashed names
-# (fray.3f2a….css) cached for a year, with gzip copies (brotli too if installed). Nobody runs
+# (fray.3f2a….css) cached for a year, with gzip and brotli copies. Nobody runs
 # collectstatic by hand (combat/serving.py).
 STATIC_ROOT = DATA_DIR / "static"
 try:  # whitenoise warns about a missing folder, even when nothing was collected
