@@ -747,8 +747,16 @@ def test_each_morale_occasion_is_checked_at_most_once(count, data):
 def test_the_conditions_the_app_offers():
     assert [c.value for c in Condition] == [
         "paralysed", "asleep", "held", "charmed", "blinded", "invisible", "stunned", "prone",
-        "fleeing", "other",
+        "fleeing", "other", "knocked_out",
     ]  # fmt: skip
+
+
+def test_a_knock_out_stops_acting_and_leaves_one_helpless_like_sleep():
+    # BECMI striking (seed 003): a failed save vs death ray knocks out for t rounds.
+    assert Condition.KNOCKED_OUT in rounds.PREVENTS_ACTION
+    assert Condition.KNOCKED_OUT in rounds.HELPLESS
+    tick = rounds.tick_conditions([rounds.ActiveCondition("knocked_out", 1)])
+    assert [c.condition for c in tick.expired] == [Condition.KNOCKED_OUT]
 
 
 @pytest.mark.parametrize(
@@ -805,10 +813,13 @@ def test_other_conditions_carry_the_users_text():
     assert (glued.condition, glued.note) == (Condition.OTHER, "glued to the floor")
 
 
+STOPPING = {"paralysed", "asleep", "held", "knocked_out"}
+
+
 @pytest.mark.parametrize(
     ("condition", "acts", "helpless"),
     [
-        (c, c not in {"paralysed", "asleep", "held"}, c in {"paralysed", "asleep", "held"})
+        (c, c not in STOPPING, c in STOPPING)  # knocked out: BECMI striking (seed 003)
         for c in Condition
     ],
 )
