@@ -1,0 +1,148 @@
+"""Unarmed striking at a BECMI table: a punch or a kick, the stun roll, the save vs death ray
+and the knock-out, the haymaker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from rules import becmi_striking as striking
+
+from ..access import Viewer
+from ..actions import RNG, _able, _alive, _hurt, _locked_pair, _record, _secret
+from ..errors import Refused
+from ..models import (
+    Combatant,
+    Condition,
+    ConditionKind,
+    EntryKind,
+    Kind,
+    LogEntry,
+)
+from .common import _hit_roll, _save_roll, _situational, _strength
+
+DEFAULT_CON = 10  # a character whose CON is not given: the average score, no adjustment
+
+
+def constitution(combatant: Combatant) -> int:
+    """C for the stun roll: a monster's ``2 × HD``, a character's CON score."""
+    if combatant.kind == Kind.MONSTER:
+        return striking.monster_constitution(combatant.hit_dice or "1")
+    return combatant.con_score or DEFAULT_CON
+
+
+# --- unarmed striking --------------------------------------------------------------------------
+
+
+def strike_inputs(
+    attacker: Combatant,
+    target: Combatant,
+    *,
+    haymaker: bool,
+    modifier: int,
+    sizes: tuple[Any, Any] = (None, None),
+) -> dict[str, Any]:
+    """What ``rules.becmi_striking`` needs of the two, for the roll and for its odds alike;
+    ``sizes`` the two heights given in the form (None: each one's stored height)."""
+    attacker_ft, defender_ft = sizes
+    return {
+        "defender_con": constitution(target),
+        "defender_save": target.save_death,
+        "attacker_str": _strength(attacker),
+        "haymaker": haymaker,
+        "attacker_size": float(attacker_ft or attacker.height_ft),
+        "defender_size": float(defender_ft or target.height_ft),
+        "modifiers": _situational(modifier),
+    }
+
+
+def strike_odds(
+    attacker: Combatant,
+    target: Combatant,
+    *,
+    haymaker: bool,
+    modifier: int,
+    sizes: tuple[Any, Any] = (None, None),
+) -> striking.StrikeOdds:
+    inputs = strike_inputs(attacker, target, haymaker=haymaker, modifier=modifier, sizes=sizes)
+    return striking.strike_odds(attacker.thac0, target.ac, **inputs)
+
+
+@transaction.atomic
+def strike(
+    viewer: Viewer,
+    *,
+    actor: Combatant,
+    target: Combatant,
+    blow: str,
+    haymaker: bool,
+    pulled: bool,
+    modifier: int,
+    natural: int | None,
+    stun_natural: int | None,
+    save_natural: int | None,
+    attacker_ft: Any = None,
+    defender_ft: Any = None,
+    secret: bool = False,
+    once: str = "",
+) -> LogEntry:
+    """A punch or a kick: the hit roll, then on a hit ``1 + STR adj`` damage (0 pulled), the
+    stun roll and, if stunned, the save vs Death Ray; a failed save knocks out for t rounds."""
+    attacker, target = _locked_pair(viewer, actor, target)
+    _able(_alive(attacker))
+    if target.dead:
+        raise Refused("target_is_dead", name=target.name)
+    sizes = (attacker_ft, defender_ft)
+    inputs = strike_inputs(attacker, target, haymaker=haymaker, modifier=modifier, sizes=sizes)
+    result = striking.resolve_strike(
+        attacker.thac0,
+        target.ac,
+        pulled=pulled,
+        rng=RNG,
+        natural=natural,
+        stun_natural=stun_natural,
+        save_natural=save_natural,
+        **inputs,
+    )
+    data: dict[str, Any] = {
+        "becmi": "strike",
+        "attacker": attacker.name,
+        "target": target.name,
+        "blow": blow,
+        "haymaker": result.haymaker,
+        "pulled": result.pulled,
+        "outcome": str(result.outcome),
+        "roll": _hit_roll(result.attack, natural is not None),
+        "damage": result.damage if result.attack.hit else None,
+        "con": result.defender_con,
+        "stun": None,
+        "save": None,
+        "knockout_rounds": result.knockout_rounds,
+        "killed": False,
+    }
+    if result.stun_natural is not None:
+        data["stun"] = {
+            "natural": result.stun_natural,
+            "entered": stun_natural is not None,
+            "t": result.t,
+        }
+    if result.save is not None:
+        data["save"] = _save_roll(result.save, save_natural is not None)
+    effects = []
+    if result.attack.hit and result.damage:
+        effect, data["killed"] = _hurt(target, result.damage)
+        effects.append(effect)
+    if result.knocked_out and not target.dead:
+        condition = Condition.objects.create(
+            combatant=target, kind=ConditionKind.KNOCKED_OUT, rounds_left=result.knockout_rounds
+        )
+        data["restore"] = {"conditions": [condition.pk]}
+    return _record(
+        viewer,
+        EntryKind.STRIKE,
+        data,
+        secret=_secret(viewer, secret, attacker, target),
+        effects=effects,
+        once=once,
+    )
