@@ -755,7 +755,21 @@ class SaveForm(RollForm):
 ABILITY_CHOICES = list(ABILITIES.items())
 
 
-class CheckForm(RollForm):
+class StoredScore:
+    """An ability check's form: an empty score is the one stored on the combatant (any of
+    the six), and asked for only when none is."""
+
+    def clean(self) -> dict:
+        data = super().clean()
+        actor, ability = data.get("actor"), data.get("ability")
+        if actor is not None and ability in ABILITY_FIELDS and data.get("score") is None:
+            data["score"] = getattr(actor, ABILITY_FIELDS[ability])
+        if ability and data.get("score") is None and "score" not in self.errors:
+            self.add_error("score", _("Enter the ability score."))
+        return data
+
+
+class CheckForm(StoredScore, RollForm):
     field_order_extra = ("ability", "score")
     kept = ("actor", "ability", "score", "secret")
     ability = forms.ChoiceField(label=_("Ability"), choices=ABILITY_CHOICES)
@@ -774,14 +788,6 @@ class CheckForm(RollForm):
         super().__init__(*args, viewer=viewer, **kwargs)
         self.without_dice_fields()
 
-    def clean(self) -> dict:
-        data = super().clean()
-        actor, ability = data.get("actor"), data.get("ability")
-        if actor is not None and ability in ABILITY_FIELDS and data.get("score") is None:
-            data["score"] = getattr(actor, ABILITY_FIELDS[ability])  # any of the six stored
-        if ability and data.get("score") is None and "score" not in self.errors:
-            self.add_error("score", _("Enter the ability score."))
-        return data
 
 
 class HitPointsForm(ActionForm):

@@ -24,7 +24,6 @@ from rules.labels import ABILITIES
 
 from . import systems
 from .access import Viewer
-from .classes import ABILITY_FIELDS
 from .errors import message_for
 from .forms import (
     ABILITY_MAX,
@@ -32,6 +31,7 @@ from .forms import (
     ActionForm,
     AttackForm,
     RollForm,
+    StoredScore,
     _natural_field,
 )
 from .models import Combatant, Kind
@@ -129,7 +129,7 @@ class SkillForm(RollForm):
         return SystemOdds(values["target"], chance, notes=tuple(notes))
 
 
-class AbilityCheckForm(RollForm):
+class AbilityCheckForm(StoredScore, RollForm):
     """A d6 ability check: 4 or more with the ability's modifier."""
 
     sides = 6
@@ -149,15 +149,6 @@ class AbilityCheckForm(RollForm):
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
         self.without_dice_fields()
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        actor, ability = data.get("actor"), data.get("ability")
-        if actor is not None and ability in ABILITY_FIELDS and data.get("score") is None:
-            data["score"] = getattr(actor, ABILITY_FIELDS[ability])  # any of the six stored
-        if ability and data.get("score") is None and "score" not in self.errors:
-            self.add_error("score", _("Enter the ability score."))
-        return data
 
     def system_odds(self) -> SystemOdds:
         values = _values(self)
