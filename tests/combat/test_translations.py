@@ -140,3 +140,36 @@ def test_the_language_menu_names_each_language_in_its_own_words(client, language
         ("ru", "Русский"),
         ("uk", "Українська"),
     ]
+
+
+# Strings the source scan below finds that are argument names, not error codes.
+NOT_CODES = {"modifier", "score", "item_bonus", "direction", "zone"}
+CODE_PATTERNS = (
+    r'RulesError\(\s*"([a-z0-9_]+)"',
+    r'code="([a-z0-9_]+)"',
+    r'_int\([^()]*?"([a-z0-9_]+)"',
+    r'_enum\([^()]*?"([a-z0-9_]+)"\)',
+)
+
+
+def test_every_error_the_rules_engine_can_raise_is_said_in_every_language():
+    """Each code a rules module raises (read from its source) has its own message, not the
+    generic one, and it is translated: a refusal always says what was wrong."""
+    from django.utils import translation
+
+    from combat.errors import FALLBACK, MESSAGES
+
+    codes = set()
+    for module in sorted((ROOT / "rules").glob("*.py")):
+        source = module.read_text(encoding="utf-8")
+        codes |= {code for pattern in CODE_PATTERNS for code in re.findall(pattern, source)}
+    codes -= NOT_CODES
+    assert {"bad_die_letter", "too_many_ties", "unknown_zone", "bad_hit_dice"} <= codes
+    missing = sorted(code for code in codes if code not in MESSAGES)
+    assert missing == []
+    for code in sorted(codes):
+        english = str(MESSAGES[code])
+        assert english != str(FALLBACK) or code == "bad_argument"
+        for language in LANGUAGES:
+            with translation.override(language):
+                assert str(MESSAGES[code]) != english, (code, language)
