@@ -21,8 +21,8 @@ from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext, ngettext, pgettext
 
 from rules.hit_location import BodyPlan, BodyType, Direction, Side, Zone, ZoneSpec, ZoneState
-from rules.templatetags.fray import percent
 
+from .templatetags.fray import percent
 from .zone_labels import ZONE_STATES, body_label, zone_label
 
 __all__ = [

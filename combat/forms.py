@@ -23,12 +23,12 @@ from django.utils.translation import gettext_lazy as _
 
 from rules import dice, ose
 from rules.errors import RulesError
-from rules.labels import ABILITIES, SAVES
 
 from . import body_fields, systems
 from .access import Viewer
 from .classes import ABILITY_FIELDS, CHARACTER_FIELDS
 from .errors import Refused, message_for
+from .labels import ABILITIES, SAVES
 from .models import (
     ABILITY_MAX,
     ABILITY_MIN,

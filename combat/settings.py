@@ -94,7 +94,6 @@ INSTALLED_APPS = [
     "combat.apps.FrayStaticFilesConfig",  # django.contrib.staticfiles, with less to collect
     "channels",
     "django_htmx",
-    "rules",
     "combat",
 ]
 

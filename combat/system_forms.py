@@ -20,7 +20,6 @@ from rules import dice
 from rules import dolmenwood as dw
 from rules.core import Modifier
 from rules.errors import RulesError
-from rules.labels import ABILITIES
 
 from . import systems
 from .access import Viewer
@@ -34,6 +33,7 @@ from .forms import (
     StoredScore,
     _natural_field,
 )
+from .labels import ABILITIES
 from .models import Combatant, Kind
 
 CHECK_MODIFIER_HELP = _("Usually −2 (very hard) to +2 (very easy).")

@@ -29,3 +29,15 @@ def _fresh_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    """Each test starts in the default language: a request in Czech leaves its language active
+    in the thread (Django's locale middleware never deactivates it), and a test rendering
+    after it would otherwise read Czech wherever pytest-django happens to order it."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()

@@ -36,8 +36,8 @@ from combat.models import (
     Side,
     Wrestle,
 )
+from combat.templatetags.fray import percent
 from rules import becmi_striking, becmi_wrestling
-from rules.templatetags.fray import percent
 
 from .conftest import character, monster
 

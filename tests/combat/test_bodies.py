@@ -16,9 +16,9 @@ from django.utils import translation
 from combat import zone_labels
 from combat.bodies import diagram, layout_for, zone_state_key
 from combat.models import Combatant
+from combat.templatetags.fray import percent
 from rules import hit_location as hl
 from rules.hit_location import BodyType, Direction, Part, Zone
-from rules.templatetags.fray import percent
 
 CENTIPEDE = hl.combine_bodies(
     "centipede",

@@ -35,8 +35,8 @@ from rules.errors import RulesError
 from rules.hit_location import Band, BandKind, DiceSpec
 
 # Left out on purpose: ``rules.bench`` (a command-line timing tool whose ``main`` exits through
-# argparse on bad arguments, as any command does), ``rules.labels`` and ``rules.apps`` (the
-# Django interface layer beside the engine) and ``rules.errors`` (only the exception itself).
+# argparse on bad arguments, as any command does) and ``rules.errors`` (only the exception
+# itself).
 MODULES: tuple[ModuleType, ...] = (
     core,
     dice,

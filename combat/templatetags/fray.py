@@ -11,7 +11,8 @@ from django.utils.translation import get_language
 
 from rules import dice
 from rules.errors import RulesError
-from rules.labels import ABILITIES, HEALTH, REASONS, SAVE_LETTERS, SAVES
+
+from ..labels import ABILITIES, HEALTH, REASONS, SAVE_LETTERS, SAVES
 
 register = template.Library()
 

@@ -1,6 +1,6 @@
 """The engine's keys in the interface's language: save categories, abilities, modifier
-reasons, health words. The interface layer (template filters, form choices) reads these; the
-engine itself never imports this module, nor anything else from Django.
+reasons, health words, read by the template filters (``combat.templatetags.fray``) and the
+forms. They live here, beside the interface, so that ``rules`` imports nothing from Django.
 """
 
 from __future__ import annotations
