@@ -509,6 +509,14 @@ def test_the_referee_puts_a_ship_on_the_table(referee, player, encounter):
     assert act(player, encounter, "bx_ship", name="Mine", hull_points=5, ac=8).status_code == 403
 
 
+def test_a_ships_row_shows_its_hull_not_hit_points_and_offers_no_rest(referee, encounter, cog):
+    page = referee.get(url(encounter, "encounter")).content.decode()
+    row = page[page.index(f'id="combatant-{cog.pk}"') :]
+    row = row[: row.index("</li>")]
+    assert "Hull 100/100" in row
+    assert 'class="hp"' not in row and "/rest/" not in row
+
+
 def test_a_ram_hits_on_thac0_19_and_does_the_galley_tables_damage(referee, encounter, galley, cog):
     # THAC0 19 against AC 8 needs 11; a small galley into a ship: (1d4 + 4) × 10, 2 → 60.
     page = referee.get(url(encounter, "bx_ram") + f"?actor={galley.pk}").content.decode()
