@@ -254,6 +254,7 @@ def attack(
     escape: int | None = None,
     wound_dice: list[int] | None = None,
     posture: str = "",
+    attack_name: str = "",  # a monster's attack from its button (combat.monsters)
 ) -> LogEntry:
     attacker, target = _locked_pair(viewer, actor, target)
     _armed(viewer, _able(_alive(attacker)))
@@ -268,7 +269,7 @@ def attack(
     helpless = _helpless(target)
     if helpless:
         return _attack_helpless(
-            viewer, attacker, target, mode, damage, damage_dice, secret, once, where
+            viewer, attacker, target, mode, damage, damage_dice, secret, once, where, attack_name
         )
     modifiers = ose.attack_modifiers(
         mode, strength=attacker.str_score, dexterity=attacker.dex_score, situational=modifier
@@ -291,6 +292,7 @@ def attack(
         )
         | {"hit_ac": result.hit_ac},
         "damage": None,
+        "attack_name": attack_name,
     }
     effects = []
     if result.hit and damage is not None:
@@ -350,6 +352,7 @@ def _attack_helpless(
     secret: bool,
     once: str,
     where: dict[str, Any] | None = None,
+    attack_name: str = "",
 ) -> LogEntry:
     """A helpless target (paralysed, asleep, held) is hit without a roll, or slain outright,
     as the referee set the table's rule."""
@@ -357,6 +360,7 @@ def _attack_helpless(
     data: dict[str, Any] = {
         "attacker": attacker.name,
         "target": target.name,
+        "attack_name": attack_name,
         "mode": mode,
         "method": viewer.encounter.attack_method,
         "helpless": rule,

@@ -53,6 +53,7 @@ def attack(
     damage_dice: list[int] | None,
     secret: bool = False,
     once: str = "",
+    attack_name: str = "",  # a monster's attack from its button (combat.monsters)
     **location: Any,  # hit locations: the attack form's fields for them (locate_hit)
 ) -> LogEntry:
     attacker, target = _locked_pair(viewer, actor, target)
@@ -62,7 +63,7 @@ def attack(
         raise Refused("target_is_dead", name=target.name)
     if _helpless(target):  # the same rule as OSE's: hit without a roll, or slain
         return _attack_helpless(
-            viewer, attacker, target, mode, damage, damage_dice, secret, once, where
+            viewer, attacker, target, mode, damage, damage_dice, secret, once, where, attack_name
         )
     values = {
         "mode": mode,
@@ -78,6 +79,7 @@ def attack(
         "system": SYSTEM,
         "attacker": attacker.name,
         "target": target.name,
+        "attack_name": attack_name,
         "mode": mode,
         "range": range_band or "",
         "cover": cover,

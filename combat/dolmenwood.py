@@ -180,6 +180,7 @@ def attack(
     damage_dice: list[int] | None,
     secret: bool = False,
     once: str = "",
+    attack_name: str = "",  # a monster's attack from its button (combat.monsters)
     **location: Any,  # hit locations: the attack form's fields for them (locate_hit)
 ) -> LogEntry:
     attacker, target = _locked_pair(viewer, actor, target)
@@ -195,6 +196,7 @@ def attack(
         "target": target.name,
         "mode": mode,
         "weapon": weapon,
+        "attack_name": attack_name,
         "roll": None,
         "damage": None,
         "immune": immune,

@@ -24,7 +24,7 @@ from django.utils.translation import gettext_lazy as _
 from rules import dice, ose
 from rules.errors import RulesError
 
-from . import body_fields, systems
+from . import body_fields, monsters, systems
 from .access import Viewer
 from .classes import ABILITY_FIELDS, CHARACTER_FIELDS
 from .errors import Refused, message_for
@@ -49,6 +49,7 @@ PLAYABLE_SYSTEMS = set(systems.PLAYABLE)  # the rules systems the table plays (c
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 MODIFIER_LIMIT = 20
 SHIP_FIELDS = ("speed", "crew", "rowers", "rowers_lost")  # BECMI ships (combat.becmi_special)
+MONSTER_FIELDS = ("attacks", "movement", "xp", "special_notes")  # combat.monsters
 
 
 class OnceMixin:
@@ -256,7 +257,10 @@ class CombatantForm(MergingForm):
             "immunities",
             *CHARACTER_FIELDS,  # class, level, abilities, notes (combat.character_forms)
             *SHIP_FIELDS,  # a BECMI ship's (combat.becmi_special): popped for anything else
+            *MONSTER_FIELDS,  # attacks, movement, XP, special notes (combat.monsters)
         ]
+        field_classes = {"attacks": monsters.AttacksField}
+        widgets = {"special_notes": forms.Textarea(attrs={"rows": 2})}
 
     def __init__(self, *args, encounter: Encounter, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -375,6 +379,18 @@ class QuickAddForm(OnceMixin, forms.Form):
         help_text=_("2–12; leave empty for none."),
     )
     hidden = forms.BooleanField(label=_("Hidden from players"), required=False)
+    # The stat block's rest (combat.monsters), the same on every monster added.
+    attacks = monsters.AttacksField()
+    movement = forms.CharField(
+        label=_("Movement"), max_length=monsters.MOVEMENT_LIMIT, required=False
+    )
+    xp = forms.IntegerField(label=_("XP"), min_value=0, max_value=monsters.XP_LIMIT, required=False)
+    special_notes = forms.CharField(
+        label=_("Special (referee only)"),
+        max_length=monsters.SPECIAL_LIMIT,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
 
     def __init__(self, *args: Any, encounter: Encounter | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -414,6 +430,10 @@ class QuickAddForm(OnceMixin, forms.Form):
         """The body fields of every monster this form adds (none without hit locations)."""
         data = self.cleaned_data
         return {name: data[name] for name in body_fields.BODY_FIELDS if name in data}
+
+    def monster_values(self) -> dict[str, Any]:
+        """Attacks, movement, XP and special notes of every monster this form adds."""
+        return {name: self.cleaned_data[name] for name in MONSTER_FIELDS}
 
 
 class CombatantField(forms.ChoiceField):
@@ -597,7 +617,8 @@ class RollForm(ActionForm):
 class AttackForm(RollForm):
     field_order_extra = ("target", "mode")
     dice_fields = ("natural", "damage_dice")
-    kept = ("actor", "target", "mode", "damage", "secret", "direction")
+    # "attack": the monster's attack a button chose (combat.monsters), kept for its next roll
+    kept = ("actor", "target", "mode", "damage", "secret", "direction", "attack")
     mode = forms.ChoiceField(
         label=_("Attack"),
         choices=[
@@ -622,6 +643,7 @@ class AttackForm(RollForm):
             self.initial["target"] = self._first_opponent()
         if viewer.encounter.hit_locations:
             self._hit_location_fields()
+        monsters.adapt_attack_form(self)  # a monster's attack button fills in its damage
         order = ("actor", "target", "mode", "modifier", "natural", *self.LOCATION_FIELDS)
         self.order_fields([*order, "damage", "damage_dice"])
         self.without_dice_fields()
@@ -724,6 +746,7 @@ class AttackForm(RollForm):
             body_fields.clean_posture(self, data)
         if data.get("special") and data.get("actor") and data["actor"].kind != Kind.MONSTER:
             self.add_error("special", _("Only monsters make special attacks."))
+        monsters.clean_attack(self, data)  # the attack's name, for the log
         return data
 
 

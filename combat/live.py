@@ -177,6 +177,8 @@ class State:
                 # BECMI (combat.becmi_special): holds, and a ship's speed, crew and repairs.
                 tuple(h.key for h in held), c.speed, c.crew, c.rowers, c.rowers_lost,
                 c.hull_repaired,
+                # Monster entries (combat.monsters): attack buttons, movement, XP, specials.
+                repr(c.attacks), c.movement, c.xp, c.special_notes,
                 seat.name if seat else None,
             )  # fmt: skip
             if c.seat_id:

@@ -22,6 +22,7 @@ from django.utils.translation import pgettext_lazy
 from rules import ose, rounds
 
 from .classes import LEVEL_MAX, CharacterClass
+from .monsters import MOVEMENT_LIMIT, SPECIAL_LIMIT, XP_LIMIT
 
 
 def _referee_key() -> str:
@@ -340,6 +341,16 @@ class Combatant(models.Model):
     rowers = models.PositiveIntegerField(_("rowers"), default=0)
     rowers_lost = models.PositiveIntegerField(_("rowers lost"), default=0)
     hull_repaired = models.PositiveIntegerField(_("hull points temporarily repaired"), default=0)
+    # Monster entries (combat.monsters): attacks as a list of {name, count, damage}, movement
+    # as written, XP, and special notes only the referee sees.
+    attacks = models.JSONField(_("attacks"), default=list, blank=True)
+    movement = models.CharField(_("movement"), max_length=MOVEMENT_LIMIT, blank=True)
+    xp = models.PositiveIntegerField(
+        _("XP"), null=True, blank=True, validators=_between(0, XP_LIMIT)
+    )
+    special_notes = models.CharField(
+        _("special (referee only)"), max_length=SPECIAL_LIMIT, blank=True
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -367,6 +378,7 @@ class Combatant(models.Model):
                 ("int_score", ABILITY_MIN, ABILITY_MAX),
                 ("con_score", ABILITY_MIN, ABILITY_MAX),
                 ("cha_score", ABILITY_MIN, ABILITY_MAX),
+                ("xp", 0, XP_LIMIT),  # monster entries (combat.monsters)
             )
         ]
 

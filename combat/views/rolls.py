@@ -59,6 +59,7 @@ def _initial(request: HttpRequest) -> dict[str, Any]:
             "ability",
             "action",
             "mode",
+            "attack",  # a monster's attack button (combat.monsters)
         }
     }
 

@@ -147,6 +147,7 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
                         morale=data["morale"],
                         **{f"save_{key}": value for key, value in data["saves"].items()},
                         **form.body_values(),
+                        **form.monster_values(),
                     )
                     zones.sync(added, viewer.encounter)
                 actions.touch(viewer, data["once"])
