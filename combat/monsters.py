@@ -90,7 +90,7 @@ def _one_attack(part: str) -> tuple[str, int, str]:
             % {"part": part, "limit": COUNT_LIMIT}
         )
     name = " ".join(words).strip()
-    if not name:
+    if not any(letter.isalpha() for letter in name):  # "2 1d8", "1 0 0": no name at all
         raise forms.ValidationError(
             _("“%(part)s”: give a name and its damage, e.g. “2 claws 1d4”.") % {"part": part}
         )
@@ -188,7 +188,9 @@ def adapt_attack_form(form: Any) -> None:
     else:
         actor = form.initial_actor()
         chosen = attack_of(actor, form.initial.get("attack"))
-        if chosen is not None:
+        if chosen is not None and not form.initial.get("damage"):
+            # From the button; after a roll the damage kept is what was rolled (a referee's
+            # +1 for a strong one stays for the next).
             from .forms import local_dice  # built on this module
 
             form.initial["damage"] = local_dice(chosen["damage"])

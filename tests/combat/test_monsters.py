@@ -11,6 +11,8 @@ from django import forms
 from django.test import Client
 from django.urls import reverse
 from django.utils import translation
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from combat.access import Viewer
 from combat.live import render_snapshot
@@ -84,6 +86,26 @@ def test_bad_attacks_say_which_part_is_wrong(text, message):
     with pytest.raises(forms.ValidationError) as raised:
         parse_attacks(text)
     assert message in " ".join(raised.value.messages)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(max_size=220)
+    | st.lists(
+        st.sampled_from(["2", "claw", "1d4", "1к8", ",", " ", "×", "(1d6)", ";", "-1", "99"])
+    ).map(" ".join)
+)
+def test_any_text_gives_attacks_or_a_form_error(text):
+    try:
+        attacks = parse_attacks(text)
+    except forms.ValidationError:
+        return
+    assert len(attacks) <= 8
+    for attack in attacks:
+        assert 1 <= attack["count"] <= 12 and 0 < len(attack["name"]) <= 30
+        assert (
+            parse_attacks(f"{attack['name']} {attack['damage']}")[0]["damage"] == attack["damage"]
+        )
 
 
 def test_bad_attacks_are_explained_in_each_language():
@@ -294,3 +316,17 @@ def test_a_player_cannot_attack_with_a_monster_they_do_not_control(player, encou
     values = {"actor": ogre.pk, "target": bara.pk, "mode": "melee", "attack": "0"}
     assert player.post(url, values | {"damage": "2d4"}, **HX).status_code == 403
     assert not LogEntry.objects.filter(encounter=encounter, kind="attack").exists()
+
+
+@pytest.mark.django_db
+def test_damage_the_referee_changed_stays_for_the_next_roll_of_that_attack(referee, encounter):
+    ogre = monster(encounter, "Ogre", attacks=CLUB)
+    bara = character(encounter, "Bára", ac=5, hp_max=40, hp=40)
+    url = _url("attack", encounter)
+    values = form_values(
+        referee.get(f"{url}?actor={ogre.pk}&attack=0&target={bara.pk}", **HX).content.decode(),
+        url,
+    )
+    response = referee.post(url, values | {"damage": "2d4+2", "natural": "3"}, **HX)
+    again = form_values(response.content.decode(), url)
+    assert (again["attack"], again["damage"]) == ("0", "2d4+2")
