@@ -378,7 +378,6 @@ class QuickAddForm(OnceMixin, forms.Form):
         required=False,
         help_text=_("2–12; leave empty for none."),
     )
-    hidden = forms.BooleanField(label=_("Hidden from players"), required=False)
     # The stat block's rest (combat.monsters), the same on every monster added.
     attacks = monsters.AttacksField()
     movement = forms.CharField(
@@ -391,6 +390,7 @@ class QuickAddForm(OnceMixin, forms.Form):
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
     )
+    hidden = forms.BooleanField(label=_("Hidden from players"), required=False)
 
     def __init__(self, *args: Any, encounter: Encounter | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

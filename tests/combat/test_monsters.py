@@ -330,3 +330,29 @@ def test_damage_the_referee_changed_stays_for_the_next_roll_of_that_attack(refer
     response = referee.post(url, values | {"damage": "2d4+2", "natural": "3"}, **HX)
     again = form_values(response.content.decode(), url)
     assert (again["attack"], again["damage"]) == ("0", "2d4+2")
+
+
+@pytest.mark.django_db
+def test_a_changed_stat_block_reaches_the_row_at_once(referee, encounter):
+    ogre = monster(encounter, "Ogre", attacks=CLUB, special_notes="Hates elves")
+    as_referee = Viewer(encounter, is_referee=True, seat=None)
+    assert ">club<" in render_snapshot(as_referee, "en")[1]
+    url = _url("combatant_edit", encounter, ogre.pk)
+    data = form_values(referee.get(url, **HX).content.decode(), url)
+    changes = {"attacks": "2 claws 1d4", "special_notes": "Fears fire", "xp": "75"}
+    referee.post(url, data | changes | {"movement": "60'"}, **HX)
+    encounter.refresh_from_db()
+    page = render_snapshot(Viewer(encounter, is_referee=True, seat=None), "en")[1]
+    assert ">claws ×2<" in page and ">club<" not in page
+    assert "Fears fire" in page and "XP 75" in page and "MV 60&#x27;" in page
+
+
+@pytest.mark.django_db
+def test_a_czech_referee_sees_the_attack_s_damage_in_czech_dice(encounter):
+    ogre = monster(encounter, "Ogre", attacks=CLUB)
+    czech = Client(headers={"accept-language": "cs"})
+    czech.get(reverse("referee_link", args=[encounter.referee_key]))
+    url = _url("attack", encounter)
+    page = czech.get(f"{url}?actor={ogre.pk}&attack=0", **HX).content.decode()
+    assert form_values(page, url)["damage"] == "2k4"
+    assert "Zranění: club" in page
