@@ -6,7 +6,18 @@ import os
 
 from django.urls import include, path
 
-from .views import becmi, characters, group, pages, rolls, rounds, systems, table, zones_tables
+from .views import (
+    becmi,
+    characters,
+    group,
+    pages,
+    rolls,
+    rounds,
+    systems,
+    table,
+    transfer,
+    zones_tables,
+)
 from .views import zones as zone_views
 
 encounter_patterns = [
@@ -15,6 +26,7 @@ encounter_patterns = [
     path("qr.svg", pages.join_qr, name="join_qr"),
     path("settings/", table.encounter_settings, name="encounter_settings"),
     path("links/", table.new_links, name="new_links"),
+    path("export.json", transfer.export, name="export_encounter"),
     path("combatants/new/", table.combatant_new, name="combatant_new"),
     path("combatants/quick-add/", table.quick_add, name="quick_add"),
     path("combatants/fill/", characters.combatant_fill, name="combatant_fill"),
@@ -72,6 +84,7 @@ encounter_patterns = [
 
 urlpatterns = [
     path("", pages.home, name="home"),
+    path("import/", transfer.import_file, name="import_encounter"),
     path("r/<str:key>/", pages.referee_link, name="referee_link"),
     path("join/<str:token>/", pages.join, name="join"),
     path("e/<str:slug>/", include(encounter_patterns)),
