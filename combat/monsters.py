@@ -47,10 +47,11 @@ def parse_attacks(text: str) -> list[dict[str, Any]]:
     The same name and damage written twice ("claw 1d4, claw 1d4") is one attack ×2. A bad
     part raises a ``ValidationError`` naming it, in the user's language."""
     text = (text or "").strip()
-    if len(text) > TEXT_LIMIT:
-        raise forms.ValidationError(
-            _("Attacks take at most %(limit)s characters.") % {"limit": TEXT_LIMIT}
-        )
+    too_long = forms.ValidationError(
+        _("Attacks take at most %(limit)s characters.") % {"limit": TEXT_LIMIT}
+    )
+    if len(text) > 2 * TEXT_LIMIT:  # before any work; what counts is the length written back
+        raise too_long
     attacks: list[dict[str, Any]] = []
     for part in text.replace(";", ",").split(","):
         if not part.strip():
@@ -68,6 +69,10 @@ def parse_attacks(text: str) -> list[dict[str, Any]]:
         raise forms.ValidationError(
             _("At most %(limit)s different attacks.") % {"limit": ATTACKS_LIMIT}
         )
+    # Written back as the edit form shows them ("d8" as "1d8"): that must fit the form, so
+    # that what is stored reads back the same (an exported encounter's check relies on it).
+    if len(format_attacks(attacks)) > TEXT_LIMIT:
+        raise too_long
     return attacks
 
 
@@ -84,6 +89,8 @@ def _one_attack(part: str) -> tuple[str, int, str]:
             _("“%(part)s”: %(error)s") % {"part": part, "error": message_for(error)}
         ) from error
     count, words = _count(words[:-1])
+    while words and words[0] in _TIMES:  # "2 × claws"; and a name never starts with one,
+        words = words[1:]  # so that what is written back reads back the same
     if not 1 <= count <= COUNT_LIMIT:
         raise forms.ValidationError(
             _("“%(part)s”: from 1 to %(limit)s of one attack.")
@@ -107,22 +114,24 @@ def _count(words: list[str]) -> tuple[int, list[str]]:
     first = words[0].rstrip("".join(_TIMES))
     if not (first.isascii() and first.isdigit()) or len(first) > 3:
         return 1, words
-    rest = words[1:]
-    if rest and rest[0] in _TIMES:
-        rest = rest[1:]
-    return int(first), rest
+    return int(first), words[1:]
 
 
 def format_attacks(attacks: Any, letter: str = "d") -> str:
     """The stored attacks as a referee writes them, with the language's die letter."""
     if not isinstance(attacks, list):
         return ""
-    return ", ".join(
-        f"{a['count']} {a['name']} {dice.format_expression(a['damage'], letter=letter)}"
-        if a["count"] > 1
-        else f"{a['name']} {dice.format_expression(a['damage'], letter=letter)}"
-        for a in attacks
-    )
+    return ", ".join(_written(a, letter) for a in attacks)
+
+
+def _written(attack: dict[str, Any], letter: str) -> str:
+    damage = dice.format_expression(attack["damage"], letter=letter)
+    words = attack["name"].split()
+    # The count is written when there are several, or when the name starts with what would be
+    # read as one ("1 12 heads"), so that what is written reads back the same.
+    if attack["count"] > 1 or _count(words)[1] != words:
+        return f"{attack['count']} {attack['name']} {damage}"
+    return f"{attack['name']} {damage}"
 
 
 class AttacksField(forms.CharField):
