@@ -326,7 +326,7 @@ def _check_zones(combatant: Combatant, where: Any) -> None:
 def _check_skills(combatant: Combatant, where: Any) -> None:
     sheet = combatant.skills
     problem = _wrong("skills", where, _("not a skill sheet as Fray stores it."))
-    if not isinstance(sheet, list) or len(sheet) > 30:
+    if not isinstance(sheet, list) or len(sheet) > 100:
         raise Refused(problem)
     for item in sheet:
         if not isinstance(item, dict) or set(item) != {"key", "name", "targets"}:
