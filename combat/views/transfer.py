@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.utils.translation import gettext
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from ..access import grant_referee, referee_for
@@ -25,16 +27,40 @@ def export(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
+class CappedUpload(FileUploadHandler):
+    """Reads an upload only up to what an encounter file may weigh: a bigger one is dropped
+    as it arrives (the rest of the request is read and thrown away), never stored in memory
+    or on disk, and the view says it was too large."""
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes | None:
+        if start + len(raw_data) > MAX_BYTES:
+            self.request.upload_too_large = True
+            raise StopUpload(connection_reset=False)
+        return raw_data
+
+    def file_complete(self, file_size: int) -> None:
+        return None  # the next handler (Django's own) makes the file
+
+
+@csrf_exempt  # checked below, once the cap is in place: the check reads the upload
 @require_POST
 def import_file(request: HttpRequest) -> HttpResponse:
+    request.upload_handlers.insert(0, CappedUpload(request))
+    return _import_file(request)
+
+
+@csrf_protect
+def _import_file(request: HttpRequest) -> HttpResponse:
     """A new encounter from an uploaded file, refereed by this browser; a refused file
     comes back to the home page with what was wrong, and nothing written."""
     upload = request.FILES.get("file")
     try:
+        if getattr(request, "upload_too_large", False) or (
+            upload is not None and upload.size is not None and upload.size > MAX_BYTES
+        ):
+            raise Refused(gettext("The file is too large: an encounter file is at most 1 MB."))
         if upload is None:
             raise Refused(gettext("Choose an encounter file (.json) to import."))
-        if upload.size is not None and upload.size > MAX_BYTES:
-            raise Refused(gettext("The file is too large: an encounter file is at most 1 MB."))
         encounter = import_encounter(upload.read(MAX_BYTES + 1))
     except Refused as refused:
         context = {

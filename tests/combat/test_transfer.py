@@ -387,3 +387,27 @@ def test_fuzzed_files_never_give_a_server_error_nor_a_partial_import(campaign, d
         new.delete()
     else:
         assert after == counts
+
+
+def test_a_huge_upload_is_dropped_as_it_arrives_and_refused(db, monkeypatch):
+    """Five megabytes: read no further than an encounter file may weigh, never stored."""
+    from combat.views import transfer as views
+
+    kept = []
+    original = views.CappedUpload.receive_data_chunk
+
+    def counting(self, raw_data, start):
+        kept.append(start + len(raw_data))
+        return original(self, raw_data, start)
+
+    monkeypatch.setattr(views.CappedUpload, "receive_data_chunk", counting)
+    reply = _import(Client(), b" " * (5 * transfer.MAX_BYTES))
+    assert reply.status_code == 400 and b"1 MB" in reply.content
+    assert max(kept) <= transfer.MAX_BYTES + 64 * 1024  # one chunk past the cap, no more
+    assert Encounter.objects.count() == 0
+
+
+def test_an_import_without_the_csrf_token_is_refused(db):
+    client = Client(enforce_csrf_checks=True)
+    upload = SimpleUploadedFile("e.json", b"{}", content_type="application/json")
+    assert client.post(reverse("import_encounter"), {"file": upload}).status_code == 403
