@@ -812,7 +812,6 @@ class CheckForm(StoredScore, RollForm):
         self.without_dice_fields()
 
 
-
 class HitPointsForm(ActionForm):
     """Damage or healing by hand."""
 
