@@ -45,8 +45,10 @@ class Repeated(Exception):
 
 
 def first_result(viewer: Viewer, key: str) -> tuple[bool, LogEntry | None]:
-    """Whether ``key`` was already applied on this encounter, and the entry it made."""
-    if not key:
+    """Whether ``key`` was already applied on this encounter, and the entry it made. A key no
+    form could carry (too long, a NUL byte PostgreSQL refuses in text) was never applied:
+    the form then says what is wrong with it."""
+    if not key or len(key) > ActionKey._meta.get_field("key").max_length or "\x00" in key:
         return False, None
     found = (
         ActionKey.objects.filter(encounter=viewer.encounter, key=key)
