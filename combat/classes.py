@@ -1,13 +1,9 @@
 """Characters by class and level: what a class's level progression gives THAC0 and the five
 saving throws in each rules system, and the ability score modifiers in each system's terms.
 
-Old-School Essentials (Classic Fantasy): the level progression table of each of the seven
-classic classes, from the OSE System Reference Document
-(oldschoolessentials.necroticgnome.com/srd, as transcribed at buzzardb.me/OSE/classes/*), and
-cross-checked band by band against a second transcription of the SRD, the class data of the
-osr-character-builder Foundry module (github.com/RabidOwlbear/osr-character-builder,
-``scripts/data/srd-data-en.mjs``): every band of every class agrees. The tests compare each
-class and level against a copy kept in ``tests/combat/data/ose_classes.json``.
+Old-School Essentials (Classic Fantasy): the seven classic classes' level progression tables
+are the engine's (``rules.ose_classes``, which names its sources); this module says which
+combatant fields they fill.
 
 BECMI / Rules Cyclopedia: the hit table's column by class (``rules.becmi.thac0``; demi-humans
 take the demi-human column by level, which below attack rank A is the Fighter's). The Rules
@@ -23,13 +19,12 @@ previous class and level's values (or nothing): a value the referee typed over i
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import models
 from django.utils.translation import pgettext_lazy
 
-from rules import becmi
+from rules import becmi, ose_classes
 from rules.core import ability_modifier
 
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
@@ -49,92 +44,6 @@ class CharacterClass(models.TextChoices):
     THIEF = "thief", pgettext_lazy("class", "Thief")
 
 
-@dataclass(frozen=True)
-class Band:
-    """Levels from ``first`` up to the next band's first: one THAC0 and five saves (death,
-    wands, paralysis, breath, spells)."""
-
-    first: int
-    thac0: int
-    saves: tuple[int, int, int, int, int]
-
-
-@dataclass(frozen=True)
-class ClassTable:
-    max_level: int
-    bands: tuple[Band, ...]
-
-    def band(self, level: int) -> Band:
-        if not 1 <= level <= self.max_level:
-            raise ValueError(level)
-        return [b for b in self.bands if b.first <= level][-1]
-
-
-OSE_CLASSES: dict[str, ClassTable] = {
-    CharacterClass.CLERIC: ClassTable(
-        14,
-        (
-            Band(1, 19, (11, 12, 14, 16, 15)),
-            Band(5, 17, (9, 10, 12, 14, 12)),
-            Band(9, 14, (6, 7, 9, 11, 9)),
-            Band(13, 12, (3, 5, 7, 8, 7)),
-        ),
-    ),
-    CharacterClass.DWARF: ClassTable(
-        12,
-        (
-            Band(1, 19, (8, 9, 10, 13, 12)),
-            Band(4, 17, (6, 7, 8, 10, 10)),
-            Band(7, 14, (4, 5, 6, 7, 8)),
-            Band(10, 12, (2, 3, 4, 4, 6)),
-        ),
-    ),
-    CharacterClass.ELF: ClassTable(
-        10,
-        (
-            Band(1, 19, (12, 13, 13, 15, 15)),
-            Band(4, 17, (10, 11, 11, 13, 12)),
-            Band(7, 14, (8, 9, 9, 10, 10)),
-            Band(10, 12, (6, 7, 8, 8, 8)),
-        ),
-    ),
-    CharacterClass.FIGHTER: ClassTable(
-        14,
-        (
-            Band(1, 19, (12, 13, 14, 15, 16)),
-            Band(4, 17, (10, 11, 12, 13, 14)),
-            Band(7, 14, (8, 9, 10, 10, 12)),
-            Band(10, 12, (6, 7, 8, 8, 10)),
-            Band(13, 10, (4, 5, 6, 5, 8)),
-        ),
-    ),
-    CharacterClass.HALFLING: ClassTable(
-        8,
-        (
-            Band(1, 19, (8, 9, 10, 13, 12)),
-            Band(4, 17, (6, 7, 8, 10, 10)),
-            Band(7, 14, (4, 5, 6, 7, 8)),
-        ),
-    ),
-    CharacterClass.MAGIC_USER: ClassTable(
-        14,
-        (
-            Band(1, 19, (13, 14, 13, 16, 15)),
-            Band(6, 17, (11, 12, 11, 14, 12)),
-            Band(11, 14, (8, 9, 8, 11, 8)),
-        ),
-    ),
-    CharacterClass.THIEF: ClassTable(
-        14,
-        (
-            Band(1, 19, (13, 14, 13, 16, 15)),
-            Band(5, 17, (12, 13, 11, 14, 13)),
-            Band(9, 14, (10, 11, 9, 12, 10)),
-            Band(13, 12, (8, 9, 7, 10, 8)),
-        ),
-    ),
-}
-
 # BECMI: the hit table's column for each class; demi-humans stop at the same levels as in OSE.
 BECMI_COLUMNS = {
     CharacterClass.CLERIC: "cleric",
@@ -150,8 +59,8 @@ DEMI_HUMAN_MAX = {CharacterClass.DWARF: 12, CharacterClass.ELF: 10, CharacterCla
 
 def max_level(system: str, klass: str) -> int | None:
     """The highest level of ``klass`` in ``system``; None where the system has no such class."""
-    if system == "ose" and klass in OSE_CLASSES:
-        return OSE_CLASSES[klass].max_level
+    if system == "ose" and klass in ose_classes.CLASSES:
+        return ose_classes.max_level(klass)
     if system == "becmi" and klass in BECMI_COLUMNS:
         return DEMI_HUMAN_MAX.get(klass, LEVEL_MAX)
     return None
@@ -165,8 +74,8 @@ def filled(system: str, klass: str, level: int) -> dict[str, int]:
     if top is None or not isinstance(level, int) or not 1 <= level <= top:
         return {}
     if system == "ose":
-        band = OSE_CLASSES[klass].band(level)
-        return {"thac0": band.thac0} | dict(zip(SAVE_FIELDS, band.saves, strict=True))
+        found = ose_classes.progression(klass, level)
+        return {"thac0": found.thac0} | {f"save_{k}": v for k, v in found.saves.items()}
     return {"thac0": becmi.thac0(BECMI_COLUMNS[klass], level)}
 
 
@@ -249,11 +158,6 @@ ABILITY_USES = {
 }
 
 
-def _reaction_modifier(score: int) -> int:
-    """OSE's CHA table (NPC reactions): 3 → −2, 4–8 → −1, 9–12 → 0, 13–17 → +1, 18 → +2."""
-    return -2 if score <= 3 else -1 if score <= 8 else 0 if score <= 12 else 1 if score <= 17 else 2
-
-
 def ability_modifier_for(system: str, ability: str, score: int | None) -> int | None:
     """The modifier ``score`` gives ``ability`` in ``system``; None when it gives none there
     (or there is no score)."""
@@ -261,7 +165,7 @@ def ability_modifier_for(system: str, ability: str, score: int | None) -> int | 
     if score is None or use is None:
         return None
     if use == "reactions":
-        return _reaction_modifier(score)
+        return ose_classes.reaction_modifier(score)
     return ability_modifier(score)
 
 

@@ -83,6 +83,7 @@ MESSAGES = {
     "save_target_out_of_range": _("A saving throw value runs from %(low)s to %(high)s."),
     "unknown_column": _("That is not a column of the hit table."),
     "level_out_of_range": _("A level runs from %(low)s to %(high)s."),
+    "unknown_class": _("That is not one of the classes."),
     "bad_attack_rank": _("Attack ranks run from A to M."),
     # BECMI striking, wrestling and naval combat (rules.becmi_striking, _wrestling, _naval).
     "striker_too_small": _(

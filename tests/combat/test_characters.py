@@ -25,7 +25,9 @@ from .conftest import character, form_values, monster
 pytestmark = pytest.mark.django_db
 
 HX = {"HTTP_HX_REQUEST": "true"}
-TABLE = json.loads((Path(__file__).parent / "data" / "ose_classes.json").read_text())["classes"]
+TABLE = json.loads((Path(__file__).parents[1] / "rules" / "data" / "ose_classes.json").read_text())[
+    "classes"
+]
 SAVES = classes.SAVE_FIELDS
 EMPTY = dict.fromkeys(classes.FILLED_FIELDS, "")
 

@@ -28,6 +28,7 @@ from rules import (
     hit_location,
     hit_location_tables,
     ose,
+    ose_classes,
     rounds,
 )
 from rules.core import Modifier
@@ -41,6 +42,7 @@ MODULES: tuple[ModuleType, ...] = (
     core,
     dice,
     ose,
+    ose_classes,
     becmi,
     becmi_attack,
     becmi_hit,
