@@ -281,11 +281,9 @@ def _deal_damage(
     if where is not None:
         from . import zones  # built on combat.actions
 
-        effect = zones.land(where, attacker, target, damage, dealt.total, data)
-        if target.hp < 0:  # Dolmenwood: never below 0
-            floored, _killed = _set_hp(target, 0)
-            effect["hp"] += floored["hp"]
-        return effect
+        # Hit points stop at 0 there too: a Dolmenwood zone's damage is floored where it is
+        # stored (combat.zones.hit_zone), for the referee's zone panel and bleeding alike.
+        return zones.land(where, attacker, target, damage, dealt.total, data)
     change = dw.apply_damage(target.hp, min(dealt.total, 10_000))
     effect, data["killed"] = _set_hp(target, change.after)
     return effect
