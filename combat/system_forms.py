@@ -16,7 +16,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from rules import dice
+from rules import dice, ose
 from rules import dolmenwood as dw
 from rules.core import Modifier
 from rules.errors import RulesError
@@ -34,7 +34,7 @@ from .forms import (
     _natural_field,
 )
 from .labels import ABILITIES
-from .models import Combatant, Kind
+from .models import THAC0_MAX, THAC0_MIN, Combatant, Kind
 
 CHECK_MODIFIER_HELP = _("Usually −2 (very hard) to +2 (very easy).")
 ROLL_MODIFIER_HELP = _("Usually −4 (very hard) to +4 (very easy).")
@@ -413,7 +413,7 @@ def clean_dolmenwood_combatant(form: forms.ModelForm, data: dict[str, Any]) -> N
     """A character needs its attack bonus; THAC0 is kept as 19 − the bonus (the same odds)."""
     bonus = data.get("attack_bonus")
     if bonus is not None:
-        data["thac0"] = min(max(19 - bonus, -10), 25)
+        data["thac0"] = min(max(ose.thac0_from_bonus(bonus), THAC0_MIN), THAC0_MAX)
     elif data.get("kind") != Kind.MONSTER and "attack_bonus" not in form.errors:
         form.add_error("attack_bonus", _("A character needs this value from its class."))
         data["thac0"] = 19  # no THAC0 field to complain on: the bonus's error says it

@@ -14,6 +14,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from rules import becmi, ose
 from rules import dolmenwood as dw
 
 from .models import Combatant, Encounter, RulesSystem
@@ -227,7 +228,7 @@ def attack_bonus(combatant: Combatant) -> int:
     same odds against ascending AC."""
     if combatant.attack_bonus is not None:
         return combatant.attack_bonus
-    return 19 - combatant.thac0
+    return ose.attack_bonus(combatant.thac0)
 
 
 ATTACK_FORMS = {
@@ -323,8 +324,6 @@ REASONS |= {
 def monster_thac0(system: str, hit_dice: str) -> int:
     """A monster's THAC0 by its Hit Dice from its system's table (BECMI's rows differ from
     OSE's above 7 HD); Dolmenwood keeps OSE's, read as 19 − THAC0 for its attack bonus."""
-    from rules import becmi, ose
-
     if system == RulesSystem.BECMI:
         return becmi.thac0("monster", hit_dice)
     return ose.monster_thac0(hit_dice)
