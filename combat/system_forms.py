@@ -413,7 +413,10 @@ def clean_dolmenwood_combatant(form: forms.ModelForm, data: dict[str, Any]) -> N
     """A character needs its attack bonus; THAC0 is kept as 19 − the bonus (the same odds)."""
     bonus = data.get("attack_bonus")
     if bonus is not None:
-        data["thac0"] = min(max(ose.thac0_from_bonus(bonus), THAC0_MIN), THAC0_MAX)
+        try:
+            data["thac0"] = min(max(ose.thac0_from_bonus(bonus), THAC0_MIN), THAC0_MAX)
+        except RulesError as error:  # the model's own bounds are checked only after clean()
+            form.add_error("attack_bonus", message_for(error))
     elif data.get("kind") != Kind.MONSTER and "attack_bonus" not in form.errors:
         form.add_error("attack_bonus", _("A character needs this value from its class."))
         data["thac0"] = 19  # no THAC0 field to complain on: the bonus's error says it
