@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models
+from django.db import models, transaction
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -71,6 +71,20 @@ class HelplessRule(models.TextChoices):
     SLAIN = "slain", _("A helpless target is slain outright")
 
 
+class Campaign(models.Model):
+    """A group's series of encounters: what carries from one encounter to the next (the
+    bestiary, the party). An encounter is given one when something first needs it
+    (:meth:`Encounter.campaign_or_new`); encounters made from another share its campaign."""
+
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"campaign {self.pk}"
+
+
 class Encounter(models.Model):
     slug = models.CharField(max_length=32, unique=True, default=_slug, editable=False)
     name = models.CharField(pgettext_lazy("encounter", "name"), max_length=80)
@@ -125,6 +139,9 @@ class Encounter(models.Model):
     # The log's numbering as players see it: entries they cannot see take no number, so the
     # numbers they do see have no gaps to count secret rolls by.
     public_seq = models.PositiveBigIntegerField(default=0)
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.SET_NULL, null=True, blank=True, related_name="encounters"
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -132,6 +149,19 @@ class Encounter(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def campaign_or_new(self) -> Campaign:
+        """This encounter's campaign, made now if it has none yet (two requests racing to make
+        one agree on the first that was stored)."""
+        if self.campaign_id is None:
+            with transaction.atomic():
+                fresh = Campaign.objects.create()
+                if not Encounter.objects.filter(pk=self.pk, campaign=None).update(campaign=fresh):
+                    fresh.delete()
+                self.campaign_id = Encounter.objects.values_list("campaign", flat=True).get(
+                    pk=self.pk
+                )
+        return Campaign.objects.get(pk=self.campaign_id)
 
     def bump(self, *, public: bool = False) -> int:
         """Advance the sequence number inside the caller's transaction; returns the new one.
