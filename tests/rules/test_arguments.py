@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from rules import (
     becmi,
     becmi_attack,
+    becmi_classes,
     becmi_hit,
     becmi_naval,
     becmi_striking,
@@ -45,6 +46,7 @@ MODULES: tuple[ModuleType, ...] = (
     ose_classes,
     becmi,
     becmi_attack,
+    becmi_classes,
     becmi_hit,
     becmi_naval,
     becmi_striking,
