@@ -142,6 +142,10 @@ class Encounter(models.Model):
     campaign = models.ForeignKey(
         Campaign, on_delete=models.SET_NULL, null=True, blank=True, related_name="encounters"
     )
+    # The encounter the party went on to from this one (combat.party): its players follow.
+    moved_on_to = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -195,6 +199,10 @@ class Seat(models.Model):
 
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="seats")
     name = models.CharField(pgettext_lazy("seat", "name"), max_length=40)
+    # The seat this one's player takes in the encounter the party moved on to (combat.party).
+    moved_on_to = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

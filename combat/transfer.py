@@ -43,7 +43,17 @@ MAX_TURNS = MAX_COMBATANTS + 2  # an initiative order: one turn per combatant at
 # What stays behind: what only this copy of Fray means (ids, links, times, capabilities,
 # change numbers). Everything else a model stores is exported.
 ENCOUNTER_EXCLUDED = frozenset(
-    {"id", "slug", "referee_key", "join_token", "seq", "public_seq", "created", "campaign"}
+    {
+        "id",
+        "slug",
+        "referee_key",
+        "join_token",
+        "seq",
+        "public_seq",
+        "created",
+        "campaign",
+        "moved_on_to",
+    }
 )
 COMBATANT_EXCLUDED = frozenset({"id", "encounter", "seat", "created"})
 CONDITION_EXCLUDED = frozenset({"id", "combatant", "created"})
