@@ -6,10 +6,10 @@ are the engine's (``rules.ose_classes``, which names its sources); this module s
 combatant fields they fill.
 
 BECMI / Rules Cyclopedia: the hit table's column by class (``rules.becmi.thac0``; demi-humans
-take the demi-human column by level, which below attack rank A is the Fighter's). The Rules
-Cyclopedia's saving throws by class are not in the project's references, so BECMI saves are left
-for the referee to type. Dolmenwood's classes are not the seven classic ones and their tables
-are not known to the project: nothing is filled there.
+take the demi-human column by level, which below attack rank A is the Fighter's) and the
+Rules Cyclopedia's saving throws by class and level (``rules.becmi_classes``, which names its
+sources). Dolmenwood's classes are not the seven classic ones and their tables are not known
+to the project: nothing is filled there.
 
 Whatever is filled stays editable. A changed class or level refills only what still holds the
 previous class and level's values (or nothing): a value the referee typed over is kept
@@ -24,7 +24,7 @@ from typing import Any
 from django.db import models
 from django.utils.translation import pgettext_lazy
 
-from rules import becmi, ose_classes
+from rules import becmi, becmi_classes, ose_classes
 from rules.core import ability_modifier
 
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
@@ -44,7 +44,7 @@ class CharacterClass(models.TextChoices):
     THIEF = "thief", pgettext_lazy("class", "Thief")
 
 
-# BECMI: the hit table's column for each class; demi-humans stop at the same levels as in OSE.
+# BECMI: the hit table's column for each class (the saves' tables say where each class stops).
 BECMI_COLUMNS = {
     CharacterClass.CLERIC: "cleric",
     CharacterClass.DWARF: "demi-human",
@@ -54,29 +54,33 @@ BECMI_COLUMNS = {
     CharacterClass.MAGIC_USER: "magic-user",
     CharacterClass.THIEF: "thief",
 }
-DEMI_HUMAN_MAX = {CharacterClass.DWARF: 12, CharacterClass.ELF: 10, CharacterClass.HALFLING: 8}
 
 
 def max_level(system: str, klass: str) -> int | None:
     """The highest level of ``klass`` in ``system``; None where the system has no such class."""
     if system == "ose" and klass in ose_classes.CLASSES:
         return ose_classes.max_level(klass)
-    if system == "becmi" and klass in BECMI_COLUMNS:
-        return DEMI_HUMAN_MAX.get(klass, LEVEL_MAX)
+    if system == "becmi" and klass in becmi_classes.CLASSES:
+        return becmi_classes.max_level(klass)
     return None
 
 
 def filled(system: str, klass: str, level: int) -> dict[str, int]:
     """What ``klass`` at ``level`` gives, by combatant field, as far as the project knows it
-    for ``system``: OSE's THAC0 and saves, BECMI's THAC0, nothing for Dolmenwood (or for a
-    class or level the system does not have)."""
+    for ``system``: THAC0 and the five saves in OSE and BECMI, nothing for Dolmenwood (or for
+    a class or level the system does not have)."""
     top = max_level(system, klass)
     if top is None or not isinstance(level, int) or not 1 <= level <= top:
         return {}
     if system == "ose":
         found = ose_classes.progression(klass, level)
-        return {"thac0": found.thac0} | {f"save_{k}": v for k, v in found.saves.items()}
-    return {"thac0": becmi.thac0(BECMI_COLUMNS[klass], level)}
+        return {"thac0": found.thac0} | _save_fields(found.saves)
+    saves = becmi_classes.saves(klass, level)
+    return {"thac0": becmi.thac0(BECMI_COLUMNS[klass], level)} | _save_fields(saves)
+
+
+def _save_fields(saves: Mapping[str, int]) -> dict[str, int]:
+    return {f"save_{key}": value for key, value in saves.items()}
 
 
 def refill(

@@ -126,11 +126,24 @@ def test_each_class_stops_at_its_maximum_level(klass, top):
     assert classes.filled("ose", klass, 0) == {}
 
 
-def test_becmi_fills_thac0_from_the_hit_table_and_leaves_the_saves_to_be_typed():
-    assert classes.filled("becmi", "fighter", 4) == {"thac0": becmi.thac0("fighter", 4)}
-    assert classes.filled("becmi", "magic-user", 36) == {"thac0": becmi.thac0("magic-user", 36)}
-    # Demi-humans: the demi-human column by level (the Fighter's), to their OSE maximum.
-    assert classes.filled("becmi", "dwarf", 12) == {"thac0": becmi.thac0("demi-human", 12)}
+def test_becmi_fills_thac0_from_the_hit_table_and_the_saves_from_the_rules_cyclopedia():
+    def saves(*values: int) -> dict[str, int]:
+        return dict(zip(SAVES, values, strict=True))
+
+    assert classes.filled("becmi", "fighter", 4) == {"thac0": becmi.thac0("fighter", 4)} | saves(
+        10, 11, 12, 13, 14
+    )
+    assert classes.filled("becmi", "magic-user", 36) == {
+        "thac0": becmi.thac0("magic-user", 36)
+    } | saves(2, 2, 2, 2, 2)
+    assert classes.filled("becmi", "thief", 5) == {"thac0": becmi.thac0("thief", 5)} | saves(
+        11, 12, 11, 14, 13
+    )
+    # Demi-humans: the demi-human column by level (the Fighter's), to their maximum level.
+    assert classes.filled("becmi", "dwarf", 12) == {"thac0": becmi.thac0("demi-human", 12)} | (
+        saves(2, 3, 4, 4, 3)
+    )
+    assert classes.filled("becmi", "elf", 4)["save_death"] == 8  # not OSE's 10
     assert classes.filled("becmi", "halfling", 9) == {}
     assert classes.max_level("becmi", "cleric") == 36
 
@@ -204,14 +217,31 @@ def test_typed_values_win_over_a_class_chosen_with_them(referee, encounter):
     assert encounter.combatants.get(name="Aldric").thac0 == 18
 
 
-def test_a_becmi_character_gets_its_thac0_and_needs_its_saves_typed(referee, encounter):
+def test_a_becmi_character_gets_its_thac0_and_saves_from_its_class_and_level(referee, encounter):
     Encounter.objects.filter(pk=encounter.pk).update(system=RulesSystem.BECMI)
-    response = _add(referee, encounter, char_class="fighter", level="7", **EMPTY)
-    assert "A character needs this value from its class." in response.content.decode()
-    assert not encounter.combatants.exists()
-    saves = dict.fromkeys(SAVES, "10")
-    _add(referee, encounter, char_class="fighter", level="7", thac0="", **saves)
-    assert encounter.combatants.get(name="Aldric").thac0 == becmi.thac0("fighter", 7)
+    response = _add(referee, encounter, char_class="cleric", level="17", **EMPTY)
+    assert response.status_code == 200, response.content.decode()
+    aldric = encounter.combatants.get(name="Aldric")
+    assert _row(aldric) == (becmi.thac0("cleric", 17), 5, 6, 6, 8, 7)
+
+
+def test_a_becmi_level_changed_refills_only_what_the_class_gave(referee, encounter):
+    Encounter.objects.filter(pk=encounter.pk).update(system=RulesSystem.BECMI)
+    _add(referee, encounter, char_class="fighter", level="20", **EMPTY)
+    aldric = encounter.combatants.get(name="Aldric")
+    assert _row(aldric) == (becmi.thac0("fighter", 20), 5, 5, 6, 6, 7)
+    _edit(referee, encounter, aldric, save_breath="3")  # a ring of protection, say
+    _edit(referee, encounter, aldric, level="25")
+    aldric.refresh_from_db()
+    assert _row(aldric) == (becmi.thac0("fighter", 25), 4, 4, 5, 3, 5)
+
+
+def test_a_becmi_form_fills_the_saves_as_class_and_level_are_chosen(referee, encounter):
+    Encounter.objects.filter(pk=encounter.pk).update(system=RulesSystem.BECMI)
+    page = _fill(referee, encounter, char_class="halfling", level="5", **EMPTY).content.decode()
+    assert page.count('hx-swap-oob="true"') == 7
+    assert 'name="save_death" value="5"' in page and 'name="save_breath" value="9"' in page
+    assert _fill(referee, encounter, char_class="halfling", level="9").status_code == 204
 
 
 def test_a_dolmenwood_combatant_form_has_no_classic_classes(referee, encounter):
