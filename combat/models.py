@@ -85,6 +85,30 @@ class Campaign(models.Model):
         return f"campaign {self.pk}"
 
 
+class BestiaryEntry(models.Model):
+    """A monster kept as a template in a campaign's bestiary (``combat.bestiary``): its stat
+    block is the fields a combatant stores, minus what one combatant in one fight has."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="bestiary")
+    system = models.CharField(_("rules system"), max_length=16, choices=RulesSystem)
+    name = models.CharField(pgettext_lazy("monster", "name"), max_length=50)
+    source = models.CharField(_("source"), max_length=200, blank=True)
+    stats = models.JSONField(default=dict)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name", "pk"]
+        verbose_name_plural = "bestiary entries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "system", "name"], name="bestiary_entry_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Encounter(models.Model):
     slug = models.CharField(max_length=32, unique=True, default=_slug, editable=False)
     name = models.CharField(pgettext_lazy("encounter", "name"), max_length=80)
