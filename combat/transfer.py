@@ -378,6 +378,15 @@ def _check_immunities(combatant: Combatant, where: Any) -> None:
         raise Refused(_wrong("immunities", where, _("not a list of known immunities.")))
 
 
+def check_combatant(combatant: Combatant, where: Any) -> None:
+    """The JSON fields of a built combatant (``_build``) as Fray's rules read them back: its
+    hit-location zones and body, skills, immunities and attacks (also a bestiary entry's)."""
+    _check_zones(combatant, where)
+    _check_skills(combatant, where)
+    _check_immunities(combatant, where)
+    _check_attacks(combatant, where)
+
+
 # --- import ----------------------------------------------------------------------------------
 
 
@@ -410,10 +419,7 @@ def import_encounter(raw: bytes) -> Encounter:
             extra=("ref", "conditions"),
             encounter=encounter,
         )
-        _check_zones(combatant, where)
-        _check_skills(combatant, where)
-        _check_immunities(combatant, where)
-        _check_attacks(combatant, where)
+        check_combatant(combatant, where)
         conditions = item.get("conditions", [])
         if not isinstance(conditions, list) or len(conditions) > MAX_CONDITIONS:
             raise Refused(_wrong("conditions", where, _("at most 50 conditions, as a list.")))
