@@ -17,7 +17,7 @@ from django import forms
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from . import classes
+from . import classes, monsters
 from .forms import CombatantForm, MergingForm
 from .models import ABILITY_MAX, ABILITY_MIN, NOTES_LIMIT, Combatant, Encounter, Kind
 
@@ -27,7 +27,7 @@ CLASS_FIELDS = ("char_class", "level")
 
 def has_classes(encounter: Encounter) -> bool:
     """Whether the encounter's rules system knows the classic classes' tables (OSE, BECMI)."""
-    return any(classes.max_level(encounter.system, k) for k in classes.CharacterClass.values)
+    return classes.has_class_tables(encounter.system)
 
 
 def adapt_combatant_form(form: CombatantForm) -> None:
@@ -44,7 +44,7 @@ def adapt_combatant_form(form: CombatantForm) -> None:
     if has_classes(encounter):
         _class_fields(form, encounter)
     else:
-        for name in CLASS_FIELDS:
+        for name in (*CLASS_FIELDS, "saves_as"):
             form.fields.pop(name, None)
     names = [n for n in form.fields if n not in (*CLASS_FIELDS, *NEW_ABILITIES, "notes")]
     at = names.index("kind") + 1
@@ -111,6 +111,37 @@ def clean_character(form: CombatantForm, data: dict[str, Any]) -> None:
             {name: data.get(name) for name in classes.FILLED_FIELDS},
         )
     )
+
+
+def clean_saves_as(form: CombatantForm, data: dict[str, Any], saves: dict[str, int]) -> dict:
+    """What a monster (or a normal human) saves as: its row in the encounter's system stands
+    for ``saves`` (those of its Hit Dice) as the values an empty save field takes. When what it
+    saves as changes (or is set or cleared), a save still as the previous row gave it follows
+    the new one; a save the referee typed over stays. Returns the saves that stand."""
+    key = data.get("saves_as") or ""
+    if "saves_as" not in form.fields or "saves_as" in form.errors:
+        return saves
+    if key and data.get("kind") not in (Kind.MONSTER, Kind.NORMAL_HUMAN):
+        form.add_error(
+            "saves_as",
+            _(
+                "Only a monster or a normal human saves as a class; a character's saves come "
+                "from its class and level."
+            ),
+        )
+        return saves
+    system = form.encounter.system
+    row = monsters.saves_as_row(form, system, key) if key else saves
+    if row is None:
+        return saves
+    stored = form.instance.saves_as if form.instance.pk is not None else ""
+    if key != stored:
+        before = classes.saves_as_saves(system, stored) if stored else saves
+        for category, value in row.items():
+            name = f"save_{category}"
+            if data.get(name) is None or data.get(name) == before.get(category):
+                data[name] = value
+    return row
 
 
 def _previous(form: CombatantForm) -> tuple[str, int | None] | None:

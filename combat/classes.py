@@ -18,13 +18,19 @@ previous class and level's values (or nothing): a value the referee typed over i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from rules import becmi, becmi_classes, ose_classes
+from rules import becmi, becmi_classes, ose, ose_classes
 from rules.core import ability_modifier
 
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
@@ -63,6 +69,12 @@ def max_level(system: str, klass: str) -> int | None:
     if system == "becmi" and klass in becmi_classes.CLASSES:
         return becmi_classes.max_level(klass)
     return None
+
+
+def has_class_tables(system: str) -> bool:
+    """Whether the project knows ``system``'s class tables (OSE's and BECMI's, not
+    Dolmenwood's)."""
+    return any(max_level(system, klass) for klass in CharacterClass.values)
 
 
 def filled(system: str, klass: str, level: int) -> dict[str, int]:
@@ -181,3 +193,154 @@ def ability_meaning(system: str, ability: str) -> Any:
 def magic_save_modifier(system: str, wis_score: int | None) -> int:
     """What WIS adds to a save against magic (OSE's magic saves column; 0 without a score)."""
     return ability_modifier_for(system, "wis", wis_score) or 0
+
+
+# --- monsters that save as a class ----------------------------------------------------------
+
+NORMAL_HUMAN = "normal-human"  # what "saves as Normal human" is stored as
+NORMAL_HUMAN_LABEL = pgettext_lazy("class", "Normal human")
+SAVES_AS_TYPED_LIMIT = 40  # "as a 3rd level Magic-User" and the like
+NOT_SAVES_AS = _(
+    "A class and level as a stat block writes them (Fighter 3, F3, Dwarf 2), or Normal human."
+)
+# A normal human's saves in each system: OSE's row (``rules.ose``), the Rules Cyclopedia's
+# normal man (one point better against spells).
+NORMAL_HUMAN_SAVES = {
+    "ose": ose.monster_saves("normal human"),
+    "becmi": becmi_classes.NORMAL_MAN_SAVES,
+}
+# How stat blocks abbreviate what a monster saves as ("Save As: F3", "MU5", "D2", "NH"), and the
+# glossary's abbreviations of "normal human"; the classes' own names come from their labels in
+# every language the app speaks (:func:`_names`).
+_ABBREVIATIONS = {
+    "c": CharacterClass.CLERIC,
+    "cl": CharacterClass.CLERIC,
+    "d": CharacterClass.DWARF,
+    "dw": CharacterClass.DWARF,
+    "e": CharacterClass.ELF,
+    "f": CharacterClass.FIGHTER,
+    "ftr": CharacterClass.FIGHTER,
+    "h": CharacterClass.HALFLING,
+    "m": CharacterClass.MAGIC_USER,
+    "mu": CharacterClass.MAGIC_USER,
+    "t": CharacterClass.THIEF,
+    "nh": NORMAL_HUMAN,
+    "nm": NORMAL_HUMAN,
+    "normalman": NORMAL_HUMAN,
+    "human": NORMAL_HUMAN,
+    "bč": NORMAL_HUMAN,
+    "оч": NORMAL_HUMAN,
+    "зл": NORMAL_HUMAN,
+}
+# Words around the class and level that say nothing ("as Fighter 3", "3rd level", "3. úroveň").
+_FILLER = frozenset(
+    {"as", "save", "saves", "level", "lvl", "lv", "jako", "úroveň", "úrovně", "úrovni", "úr"}
+    | {"как", "уровень", "уровня", "ур", "як", "рівень", "рівня", "рів"}
+)
+_ORDINAL = re.compile(r"(?<=[0-9])(?:st|nd|rd|th|\.|-?го|-?й|-?ий|-?ого)?(?![^\W\d_])")
+
+
+def _key(text: str) -> str:
+    """Letters only, lower case: "Magic-User" and "M-U" as "magicuser" and "mu"."""
+    return "".join(re.findall(r"[^\W\d_]+", text.lower()))
+
+
+@cache
+def _names() -> dict[str, str]:
+    """Every class's name (and "normal human") in every language the app speaks, by key."""
+    found = {key: str(value) for key, value in _ABBREVIATIONS.items()}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            found |= {_key(str(c.label)): c.value for c in CharacterClass}
+            found[_key(str(NORMAL_HUMAN_LABEL))] = NORMAL_HUMAN
+            found[_key(str(translation.gettext("Normal human")))] = NORMAL_HUMAN
+    return found
+
+
+class SavesAsError(ValueError):
+    """Text that is not what a monster saves as; ``message`` says why, in the user's language."""
+
+    def __init__(self, message: Any) -> None:
+        super().__init__(str(message))
+        self.message = message
+
+
+def parse_saves_as(text: str) -> tuple[str, int | None]:
+    """What a stat block says a monster saves as ("F3", "Fighter 3", "as Dwarf 2", "MU 5",
+    "3rd level thief", "Bojovník 3", "воин 3", "Normal human", "NH") as a class and level, or
+    :data:`NORMAL_HUMAN` and None. Raises :class:`SavesAsError` for anything else. The level is
+    not checked against a system's tables here (see :func:`saves_as_saves`)."""
+    text = str(text or "").strip().lower()
+    numbers = re.findall(r"[0-9]+", text)
+    words = re.findall(r"[^\W\d_]+", _ORDINAL.sub(" ", text))
+    name = _names().get("".join(w for w in words if w not in _FILLER))
+    if len(text) > SAVES_AS_TYPED_LIMIT or len(numbers) > 1 or name is None:
+        raise SavesAsError(NOT_SAVES_AS)
+    level = int(numbers[0]) if numbers else None
+    if name == NORMAL_HUMAN:
+        if level:
+            raise SavesAsError(_("A normal human has no level."))
+        return NORMAL_HUMAN, None
+    if level is None:
+        raise SavesAsError(_("Give the level too, as in Fighter 3."))
+    return name, level
+
+
+def saves_as_key(klass: str, level: int | None) -> str:
+    """How what a monster saves as is stored: "fighter:3", or "normal-human"."""
+    return NORMAL_HUMAN if klass == NORMAL_HUMAN else f"{klass}:{level}"
+
+
+def split_saves_as(key: Any) -> tuple[str, int | None] | None:
+    """A stored key as a class and level (or :data:`NORMAL_HUMAN` and None); None if it is not
+    one."""
+    return (NORMAL_HUMAN, None) if key == NORMAL_HUMAN else parse_filled_from(key)
+
+
+def format_saves_as(key: Any) -> str:
+    """A stored key as the user reads it, in their language ("Fighter 3"); anything else as
+    it is (a value being typed)."""
+    found = split_saves_as(key)
+    if found is None:
+        return "" if key is None else str(key)
+    klass, level = found
+    if klass == NORMAL_HUMAN:
+        return str(NORMAL_HUMAN_LABEL)
+    return f"{CharacterClass(klass).label} {level}"
+
+
+def saves_as_top(system: str, klass: str) -> int | None:
+    """The highest level ``klass`` saves as in ``system`` (0 for a normal human, who has no
+    level); None where the system has no class tables (Dolmenwood)."""
+    if klass == NORMAL_HUMAN:
+        return 0 if system in NORMAL_HUMAN_SAVES else None
+    return max_level(system, klass)
+
+
+def saves_as_saves(system: str, key: str) -> dict[str, int]:
+    """The five saves (keys ``death`` … ``spells``) of what ``key`` saves as in ``system``:
+    that class and level's row, or the normal human's; empty where the system's tables lack
+    it."""
+    found = split_saves_as(key)
+    if found is None:
+        return {}
+    klass, level = found
+    if klass == NORMAL_HUMAN:
+        return dict(NORMAL_HUMAN_SAVES.get(system, {}))
+    return {
+        name.removeprefix("save_"): value
+        for name, value in filled(system, klass, level).items()
+        if name != "thac0"
+    }
+
+
+def validate_saves_as(value: str) -> None:
+    """The model's check of a stored key (an imported encounter file is checked with it): a
+    class at a level some system's table has, or a normal human."""
+    found = split_saves_as(value)
+    if found is not None:
+        klass, level = found
+        tops = [saves_as_top(system, klass) or 0 for system in NORMAL_HUMAN_SAVES]
+        if klass == NORMAL_HUMAN or 1 <= (level or 0) <= max(tops):
+            return
+    raise ValidationError(_("That is not a class and level a monster can save as."))

@@ -24,7 +24,7 @@ from django.utils.translation import gettext_lazy as _
 from rules import dice, ose
 from rules.errors import RulesError
 
-from . import body_fields, monsters, systems
+from . import body_fields, classes, monsters, systems
 from .access import Viewer
 from .classes import ABILITY_FIELDS, CHARACTER_FIELDS
 from .errors import Refused, message_for
@@ -242,6 +242,7 @@ class CombatantForm(MergingForm):
             "hp_max",
             "hp",
             "hit_dice",
+            "saves_as",  # fills the saves from a class's row (combat.character_forms)
             "thac0",
             *SAVE_FIELDS,
             "str_score",
@@ -259,7 +260,7 @@ class CombatantForm(MergingForm):
             *SHIP_FIELDS,  # a BECMI ship's (combat.becmi_special): popped for anything else
             *MONSTER_FIELDS,  # attacks, movement, XP, special notes (combat.monsters)
         ]
-        field_classes = {"attacks": monsters.AttacksField}
+        field_classes = {"attacks": monsters.AttacksField, "saves_as": monsters.SavesAsField}
         widgets = {"special_notes": forms.Textarea(attrs={"rows": 2})}
 
     def __init__(self, *args, encounter: Encounter, **kwargs) -> None:
@@ -314,7 +315,7 @@ class CombatantForm(MergingForm):
 
     def clean(self) -> dict:
         data = super().clean()
-        from .character_forms import clean_character
+        from .character_forms import clean_character, clean_saves_as
 
         clean_character(self, data)  # class and level fill THAC0 and saves (combat.classes)
         kind = data.get("kind")
@@ -333,9 +334,12 @@ class CombatantForm(MergingForm):
                 return data
         elif kind == Kind.NORMAL_HUMAN:
             derived["thac0"] = ose.monster_thac0("normal human")
-            saves = ose.monster_saves("normal human")
+            saves = classes.NORMAL_HUMAN_SAVES.get(self.encounter.system) or ose.monster_saves(
+                "normal human"
+            )
         else:
             saves = {}
+        saves = clean_saves_as(self, data, saves)  # "saves as Fighter 3" (combat.classes)
         if systems.is_dolmenwood(self.encounter):  # the attack bonus stands for THAC0
             from .system_forms import clean_dolmenwood_combatant
 
@@ -370,6 +374,7 @@ class QuickAddForm(OnceMixin, forms.Form):
         required=False,
         help_text=_("Leave empty to roll the Hit Dice as d8s."),
     )
+    saves_as = monsters.SavesAsField()
     side = forms.ChoiceField(label=_("Side"), choices=Side.choices, initial=Side.FOES)
     morale = forms.IntegerField(
         label=_("Morale"),
@@ -396,6 +401,8 @@ class QuickAddForm(OnceMixin, forms.Form):
         super().__init__(*args, **kwargs)
         self.encounter = encounter
         self.hit_locations = bool(encounter and encounter.hit_locations)
+        if not classes.has_class_tables(encounter.system if encounter else "ose"):
+            self.fields.pop("saves_as")  # Dolmenwood's classes are not known to the project
         if self.hit_locations:  # the body of every monster added
             self.fields.update(body_fields.body_form_fields())
             body_fields.with_preview(self, encounter.slug)
@@ -409,6 +416,10 @@ class QuickAddForm(OnceMixin, forms.Form):
 
     def clean(self) -> dict:
         data = super().clean()
+        if data.get("saves_as") and "saves" in data:  # saves as a class, not by Hit Dice
+            system = self.encounter.system if self.encounter else "ose"
+            row = monsters.saves_as_row(self, system, data["saves_as"])
+            data["saves"] = row if row is not None else data["saves"]
         if "hit_dice" in data:
             expression = (data.get("hp_dice") or "").strip() or ose.monster_hp_dice(
                 data["hit_dice"]
@@ -432,8 +443,10 @@ class QuickAddForm(OnceMixin, forms.Form):
         return {name: data[name] for name in body_fields.BODY_FIELDS if name in data}
 
     def monster_values(self) -> dict[str, Any]:
-        """Attacks, movement, XP and special notes of every monster this form adds."""
-        return {name: self.cleaned_data[name] for name in MONSTER_FIELDS}
+        """Attacks, movement, XP, special notes and what it saves as, of every monster this
+        form adds."""
+        values = {name: self.cleaned_data[name] for name in MONSTER_FIELDS}
+        return values | {"saves_as": self.cleaned_data.get("saves_as", "")}
 
 
 class CombatantField(forms.ChoiceField):

@@ -21,7 +21,7 @@ from django.utils.translation import pgettext_lazy
 
 from rules import ose, rounds
 
-from .classes import LEVEL_MAX, CharacterClass
+from .classes import LEVEL_MAX, CharacterClass, validate_saves_as
 from .monsters import MOVEMENT_LIMIT, SPECIAL_LIMIT, XP_LIMIT
 
 
@@ -412,6 +412,11 @@ class Combatant(models.Model):
     )
     special_notes = models.CharField(
         _("special (referee only)"), max_length=SPECIAL_LIMIT, blank=True
+    )
+    # What a monster saves as ("fighter:3", "normal-human"; combat.classes): its five saves
+    # were filled from that row of the encounter's system, and follow it when it changes.
+    saves_as = models.CharField(
+        _("saves as"), max_length=20, blank=True, validators=[validate_saves_as]
     )
     created = models.DateTimeField(auto_now_add=True)
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django import forms
+from django.core.validators import ProhibitNullCharactersValidator
 from django.utils.translation import gettext_lazy as _
 
 from rules import dice
 from rules.errors import RulesError
 
+from . import classes
 from .errors import message_for
 
 if TYPE_CHECKING:
@@ -23,11 +25,13 @@ __all__ = [
     "SPECIAL_LIMIT",
     "XP_LIMIT",
     "AttacksField",
+    "SavesAsField",
     "adapt_attack_form",
     "attack_of",
     "clean_attack",
     "format_attacks",
     "parse_attacks",
+    "saves_as_row",
 ]
 
 ATTACKS_LIMIT = 8  # different attacks on one stat block (a hydra's heads are one, ×N)
@@ -212,3 +216,44 @@ def clean_attack(form: Any, data: dict[str, Any]) -> None:
     had another actor chosen since) names nothing rather than the wrong attack."""
     chosen = attack_of(data.get("actor"), data.pop("attack", None))
     data["attack_name"] = chosen["name"] if chosen is not None else ""
+
+
+# --- saves as a class ("Save As: F3") ----------------------------------------------------------
+
+
+class SavesAsField(forms.CharField):
+    """What a monster saves as, typed as a stat block writes it in any of the app's languages
+    ("F3", "Dwarf 2", "Bojovník 3", "Normal human"): cleans to the stored key ("fighter:3",
+    ``classes.NORMAL_HUMAN``), and shows a stored key back in the user's language."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs |= {"max_length": classes.SAVES_AS_TYPED_LIMIT, "required": False}
+        kwargs.setdefault("label", _("Saves as"))
+        super().__init__(**kwargs)
+        self.help_text = _(
+            "A class and level (Fighter 3, F3, Dwarf 2) or Normal human: fills the five saves."
+        )
+
+    def to_python(self, value: Any) -> str:
+        text = super().to_python(value)
+        if not text:
+            return ""
+        ProhibitNullCharactersValidator()(text)
+        try:
+            return classes.saves_as_key(*classes.parse_saves_as(text))
+        except classes.SavesAsError as error:
+            raise forms.ValidationError(error.message) from error
+
+    def prepare_value(self, value: Any) -> Any:
+        return classes.format_saves_as(value)
+
+
+def saves_as_row(form: forms.Form, system: str, key: str) -> dict[str, int] | None:
+    """The five saves (``death`` … ``spells``) of what ``key`` saves as in ``system``; None,
+    with the form's error on ``saves_as``, for a level that class's table has not there."""
+    klass, level = classes.split_saves_as(key) or ("", None)
+    top = classes.saves_as_top(system, klass)
+    if top is None or (klass != classes.NORMAL_HUMAN and not 1 <= (level or 0) <= top):
+        form.add_error("saves_as", _("Levels of this class: 1 to %(top)s.") % {"top": top or 0})
+        return None
+    return classes.saves_as_saves(system, key)

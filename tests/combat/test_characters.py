@@ -13,7 +13,7 @@ from django.urls import reverse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from combat import classes
+from combat import classes, transfer
 from combat.access import Viewer
 from combat.character_forms import fill_form
 from combat.live import render_snapshot
@@ -524,3 +524,172 @@ def test_a_save_against_magic_adds_the_stored_wis_and_says_so(referee, encounter
         assert entry.data["roll"]["success"] is (who == sage)
     page = referee.get(_url("log", encounter)).content.decode()
     assert "+2 WIS" in page
+
+
+# --- monsters that save as a class ("Save As: F3") -------------------------------------------
+
+
+def _add_monster(referee: Client, encounter: Encounter, **values: str):
+    data = _new_form(referee, encounter) | {
+        "name": "Bandit",
+        "side": "foes",
+        "kind": "monster",
+        "ac": "6",
+        "hp_max": "5",
+        "hit_dice": "1",
+        "char_class": "",
+        "level": "",
+    }
+    return referee.post(_url("combatant_new", encounter), data | EMPTY | values, **HX)
+
+
+def _saves(combatant: Combatant) -> tuple[int, ...]:
+    return tuple(getattr(combatant, name) for name in SAVES)
+
+
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [
+        ("F3", "fighter:3"),
+        ("Fighter 3", "fighter:3"),
+        ("as Dwarf 2", "dwarf:2"),
+        ("MU 5", "magic-user:5"),
+        ("M-U 5", "magic-user:5"),
+        ("3rd level thief", "thief:3"),
+        ("e1", "elf:1"),
+        ("Bojovník 3", "fighter:3"),
+        ("3. úroveň kouzelník", "magic-user:3"),
+        ("как воин 3-го уровня", "fighter:3"),
+        ("напіврослик 4", "halfling:4"),
+        ("Normal human", "normal-human"),
+        ("NH", "normal-human"),
+        ("běžný člověk", "normal-human"),
+        ("ОЧ", "normal-human"),
+    ],
+)
+def test_what_a_monster_saves_as_is_read_as_stat_blocks_write_it(typed, key):
+    assert classes.saves_as_key(*classes.parse_saves_as(typed)) == key
+
+
+@pytest.mark.parametrize("typed", ["F", "Fighter", "F3 4", "wizard 3", "H²", "NH 2", "x" * 41])
+def test_what_no_stat_block_writes_is_refused(typed):
+    with pytest.raises(classes.SavesAsError):
+        classes.parse_saves_as(typed)
+
+
+def test_a_monster_saving_as_fighter_3_gets_that_row_of_the_ose_table(referee, encounter):
+    response = _add_monster(referee, encounter, saves_as="F3")
+    assert response.status_code == 200, response.content.decode()
+    bandit = encounter.combatants.get(name="Bandit")
+    assert bandit.saves_as == "fighter:3"
+    assert _saves(bandit) == (12, 13, 14, 15, 16)
+    assert bandit.thac0 == 19  # THAC0 still from its Hit Dice
+
+
+def test_a_becmi_monster_saves_from_the_rules_cyclopedia_row(referee, encounter):
+    Encounter.objects.filter(pk=encounter.pk).update(system=RulesSystem.BECMI)
+    _add_monster(referee, encounter, saves_as="Thief 5")
+    assert _saves(encounter.combatants.get(name="Bandit")) == (11, 12, 11, 14, 13)
+    _add_monster(referee, encounter, name="Farmer", saves_as="Normal human")
+    assert _saves(encounter.combatants.get(name="Farmer")) == (14, 15, 16, 17, 17)
+
+
+def test_the_edit_form_shows_it_in_the_referee_s_language_and_keeps_it(referee, encounter):
+    _add_monster(referee, encounter, saves_as="dwarf 2")
+    bandit = encounter.combatants.get(name="Bandit")
+    referee.cookies["django_language"] = "cs"
+    url = _url("combatant_edit", encounter, bandit.pk)
+    data = form_values(referee.get(url, **HX).content.decode(), url)
+    assert data["saves_as"] == "Trpaslík 2"
+    referee.post(url, data | {"name": "Bandit chief"}, **HX)
+    bandit.refresh_from_db()
+    assert (bandit.name, bandit.saves_as, _saves(bandit)) == (
+        "Bandit chief",
+        "dwarf:2",
+        (8, 9, 10, 13, 12),
+    )
+
+
+def test_a_changed_saves_as_refills_only_what_it_gave(referee, encounter):
+    _add_monster(referee, encounter, saves_as="F1")
+    bandit = encounter.combatants.get(name="Bandit")
+    _edit(referee, encounter, bandit, save_spells="9")  # an amulet, say
+    _edit(referee, encounter, bandit, saves_as="F7")
+    bandit.refresh_from_db()
+    assert _saves(bandit) == (8, 9, 10, 10, 9)
+    _edit(referee, encounter, bandit, saves_as="")  # back to its Hit Dice
+    bandit.refresh_from_db()
+    assert (bandit.saves_as, _saves(bandit)) == ("", (12, 13, 14, 15, 9))
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"saves_as": "wizard 3"}, "A class and level as a stat block writes them"),
+        ({"saves_as": "Fighter"}, "Give the level too, as in Fighter 3."),
+        ({"saves_as": "NH 3"}, "A normal human has no level."),
+        ({"saves_as": "F15"}, "Levels of this class: 1 to 14."),
+        ({"saves_as": "Halfling 9"}, "Levels of this class: 1 to 8."),
+        ({"saves_as": "F0"}, "Levels of this class: 1 to 14."),
+        ({"saves_as": "F3", "kind": "character"}, "Only a monster or a normal human saves as"),
+        ({"saves_as": "F" * 41}, "A class and level as a stat block writes them"),
+        ({"saves_as": "F\x003"}, "Null characters are not allowed."),
+    ],
+)
+def test_a_bad_saves_as_is_a_form_error_and_adds_nothing(referee, encounter, values, message):
+    response = _add_monster(referee, encounter, **values)
+    assert response.status_code == 200
+    assert message in response.content.decode()
+    assert not encounter.combatants.exists()
+
+
+def test_a_bad_saves_as_is_said_in_the_referee_s_language(referee, encounter):
+    referee.cookies["django_language"] = "ru"
+    page = _add_monster(referee, encounter, saves_as="воин").content.decode()
+    assert "Укажите и уровень, например «Воин 3»." in page
+    assert not encounter.combatants.exists()
+
+
+def test_quick_add_saves_every_monster_as_the_class_given(referee, encounter):
+    Encounter.objects.filter(pk=encounter.pk).update(system=RulesSystem.BECMI)
+    values = {"count": "2", "name": "Brigand", "ac": "7", "hit_dice": "1", "side": "foes"}
+    response = referee.post(_url("quick_add", encounter), values | {"saves_as": "C2"}, **HX)
+    assert response.status_code == 200
+    added = encounter.combatants.filter(name__startswith="Brigand")
+    assert added.count() == 2
+    for brigand in added:
+        assert (brigand.saves_as, _saves(brigand)) == ("cleric:2", (11, 12, 14, 16, 15))
+
+
+@pytest.mark.parametrize(("typed", "message"), [("elf 11", "1 to 10"), ("F", "Give the level")])
+def test_quick_add_with_a_bad_saves_as_adds_no_one(referee, encounter, typed, message):
+    values = {"count": "2", "name": "Brigand", "ac": "7", "hit_dice": "1", "side": "foes"}
+    response = referee.post(_url("quick_add", encounter), values | {"saves_as": typed}, **HX)
+    assert message in response.content.decode()
+    assert not encounter.combatants.exists()
+
+
+def test_dolmenwood_forms_ask_for_no_saves_as(referee, encounter):
+    Encounter.objects.filter(pk=encounter.pk).update(system=RulesSystem.DOLMENWOOD)
+    assert (
+        'name="saves_as"'
+        not in referee.get(_url("combatant_new", encounter), **HX).content.decode()
+    )
+    assert 'name="saves_as"' not in referee.get(_url("quick_add", encounter), **HX).content.decode()
+
+
+def test_what_a_monster_saves_as_travels_in_an_encounter_file(encounter):
+    monster(encounter, "Bandit", saves_as="fighter:3", save_death=12)
+    exported = transfer.export_encounter(encounter)
+    assert exported["combatants"][0]["saves_as"] == "fighter:3"
+    copy_ = transfer.import_encounter(json.dumps(exported).encode())
+    assert copy_.combatants.get().saves_as == "fighter:3"
+
+
+@pytest.mark.parametrize("stored", ["paladin:3", "halfling:9", "fighter:0", "F3", "fighter:3x"])
+def test_an_encounter_file_with_an_impossible_saves_as_is_refused(encounter, stored):
+    monster(encounter, "Bandit")
+    exported = transfer.export_encounter(encounter)
+    exported["combatants"][0]["saves_as"] = stored
+    with pytest.raises(transfer.Refused):
+        transfer.import_encounter(json.dumps(exported).encode())
