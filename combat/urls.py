@@ -15,6 +15,7 @@ from .views import (
     rounds,
     systems,
     table,
+    theme,
     transfer,
     zones_tables,
 )
@@ -89,6 +90,7 @@ urlpatterns = [
     path("join/<str:token>/", pages.join, name="join"),
     path("e/<str:slug>/", include(encounter_patterns)),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("theme/", theme.set_theme, name="set_theme"),
     path("hit-locations/", zones_tables.hit_locations, name="hit_locations"),
 ]
 

@@ -1,5 +1,6 @@
 // Fray's small amount of glue: keep the live connection alive on phones, resync after any
-// gap, and submit the language switcher on change. No inline scripts (CSP), no eval.
+// gap, submit the language switcher on change, apply the theme switch. No inline scripts
+// (CSP), no eval.
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -9,7 +10,18 @@
     if (target.matches && target.matches("select[data-autosubmit]")) {
       target.form.submit();
     }
+    if (target.matches && target.matches("select[data-theme-switch]")) { chooseTheme(target.value); }
   });
+
+  // The theme switch: applied at once and remembered in the cookie the server renders every
+  // page's <html data-theme> from (combat/theme.py), so no page flashes the other theme.
+  function chooseTheme(value) {
+    var fixed = value === "light" || value === "dark";
+    if (fixed) { document.documentElement.dataset.theme = value; }
+    else { delete document.documentElement.dataset.theme; }
+    document.cookie = "fray_theme=" + (fixed ? value + "; max-age=31536000" : "; max-age=0") +
+      "; path=/; samesite=lax";
+  }
 
   if (!window.htmx) { return; }
 
