@@ -6,6 +6,7 @@ the same cookie (tests/e2e/test_accessibility.py)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -91,3 +92,81 @@ def test_it_takes_only_a_post() -> None:
 def test_the_switch_needs_the_pages_csrf_token() -> None:
     client = Client(enforce_csrf_checks=True)
     assert client.post(reverse("set_theme"), {"theme": "dark"}).status_code == 403
+
+
+# --- the colours: WCAG AA in both themes ----------------------------------------------------
+#
+# axe (tests/e2e/test_accessibility.py) measures text as drawn; these pairs also cover what it
+# does not measure: controls' edges, focus rings, chart bars and the body diagram's shades.
+
+CSS = Path(__file__).resolve().parents[2] / "static" / "fray.css"
+TEXT = 4.5  # WCAG 1.4.3, normal text
+GRAPHIC = 3.0  # WCAG 1.4.11, user-interface components and graphical objects
+TEXT_ON = ("bg", "card", "top", "button")
+PAIRS = [
+    *((ink, ground, TEXT) for ink in ("ink", "muted", "accent", "ok", "bad") for ground in TEXT_ON),
+    ("ink", "field", TEXT),
+    ("on-accent", "accent", TEXT),
+    *(("control", ground, GRAPHIC) for ground in ("card", "field", "bg")),
+    *(("accent", ground, GRAPHIC) for ground in ("bg", "card", "field", "button")),  # focus, bars
+    ("zone-mark", "zone", TEXT),  # a zone's number on its halo
+    ("zone-mark", "zone-wounded", GRAPHIC),
+    ("zone-mark-on-dark", "zone-badly", GRAPHIC),
+    ("zone-mark-on-dark", "zone-lost", GRAPHIC),
+    ("muted", "card", GRAPHIC),  # a lost zone's and a severed one's edge
+]
+
+
+def _variables(block: str) -> dict[str, str]:
+    return dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{3,6})\b", block))
+
+
+def themes() -> dict[str, dict[str, str]]:
+    css = CSS.read_text()
+    light = _variables(css[css.index(":root {") : css.index("}", css.index(":root {"))])
+    chosen = css[css.index(':root[data-theme="dark"]') :]
+    dark = _variables(chosen[: chosen.index("}")])
+    preferred = css[css.index("@media (prefers-color-scheme: dark)") :]
+    assert _variables(preferred[: preferred.index("}")]) == dark, "the two dark blocks differ"
+    return {"light": light, "dark": light | dark}
+
+
+def _luminance(colour: str) -> float:
+    digits = colour.lstrip("#")
+    if len(digits) == 3:
+        digits = "".join(c * 2 for c in digits)
+    channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(one: str, other: str) -> float:
+    high, low = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("name", ["light", "dark"])
+def test_every_colour_pair_meets_wcag_aa_in_both_themes(name: str) -> None:
+    colours = themes()[name]
+    failing = [
+        f"--{fore} on --{back}: {contrast(colours[fore], colours[back]):.2f} < {needed}"
+        for fore, back, needed in PAIRS
+        if contrast(colours[fore], colours[back]) < needed
+    ]
+    assert not failing, failing
+
+
+def test_the_body_diagrams_shades_stand_out_from_the_page_in_both_themes() -> None:
+    """A zone is told from the card by its edge (light: dark edges on pale shades) or by its
+    fill (dark: the edge is the page's own colour); a lost zone by its muted edge."""
+    for name, colours in themes().items():
+        for shade in ("zone", "zone-wounded", "zone-badly"):
+            by_edge = contrast(colours["zone-edge"], colours["card"])
+            by_fill = contrast(colours[shade], colours["card"])
+            assert max(by_edge, by_fill) >= GRAPHIC, (name, shade, by_edge, by_fill)
+
+
+def test_no_colour_is_written_outside_the_theme() -> None:
+    css = CSS.read_text()
+    rules = css[css.index("/* -- end theme -- */") :]
+    assert not re.findall(r"#[0-9a-fA-F]{3,6}\b|rgba?\(", rules)
