@@ -522,3 +522,13 @@ def test_the_legend_shows_each_state_with_its_shade_and_mark():
     ]
     marks = [len(item.findall(".//path")) for item in items]
     assert marks == [1, 2, 2, 2, 2], "a swatch, and a mark but for the unhurt"
+
+
+def test_the_figures_drawn_on_zones_are_hidden_from_screen_readers_which_hear_them_in_names():
+    plan = hl.body_plan("humanoid")
+    state = hurt(plan, left_arm=3)
+    with translation.override("en"):
+        svg = parse(render(plan, state))
+    figures = svg.findall(".//text")
+    assert figures and all(t.get("aria-hidden") == "true" for t in figures)
+    assert "5 of 8 hit points" in zone_paths(svg)["left_arm"].find("title").text
