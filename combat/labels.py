@@ -34,6 +34,8 @@ REASONS = {
     "wis": pgettext_lazy("modifier reason", "WIS"),  # saves against magic (combat.classes)
     "dex": pgettext_lazy("modifier reason", "DEX"),
     "situational": pgettext_lazy("modifier reason", "situation"),
+    "difficulty": pgettext_lazy("modifier reason", "difficulty"),  # on an ability check
+    "item_bonus": pgettext_lazy("modifier reason", "magic item"),  # its bonus on a save
 }
 HEALTH = {
     "unhurt": pgettext_lazy("health", "unhurt"),

@@ -461,12 +461,12 @@ def test_both_screens_hear_the_hold_live(referee, player, encounter, fighter, og
          defender_natural=1)  # fmt: skip
     viewer = Viewer(encounter, is_referee=False, seat=player.seat)
     _seq, html = render_snapshot(viewer, "ru")
-    assert "борется с: Ogre — схвачен" in html
-    assert "его держит Aldric — схвачен" in html
+    assert "борется с: Ogre — захват" in html
+    assert "удерживает: Aldric — захват" in html
     wrestle = Wrestle.objects.get()
     wrestle_round(referee, encounter, wrestle, attacker_natural=20, defender_natural=1)
     _seq, html = render_snapshot(viewer, "uk")
-    assert "бореться з: Ogre — повалений" in html
+    assert "бореться з: Ogre — на землі" in html
 
 
 # --- naval combat ------------------------------------------------------------------------------
@@ -646,7 +646,7 @@ def test_a_ram_reads_in_every_language(referee, player, encounter, galley, cog):
     act(referee, encounter, "bx_ram", actor=galley.pk, target=cog.pk, vessel="small_galley",
         natural=20, damage_dice="1")  # fmt: skip
     viewer = Viewer(encounter, is_referee=False, seat=player.seat)
-    for language, words in (("cs", "taranování"), ("ru", "таран"), ("uk", "таран")):
+    for language, words in (("cs", "Taranování"), ("ru", "Таран"), ("uk", "Таран")):
         _seq, html = render_snapshot(viewer, language)
         assert words in html, language
 

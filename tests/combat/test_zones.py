@@ -664,7 +664,7 @@ def test_a_hidden_foe_bleeds_for_the_referee_alone(table):
     [
         ("cs", ["zásah do levé paže", "ztraceno: levá paže", "krvácí: 1 život za kolo"]),
         ("ru", ["попадание в левую руку", "утрачено: левая рука", "кровотечение: 1 хит за раунд"]),
-        ("uk", ["влучання у ліву руку", "втрачено: ліва рука", "кровотеча: 1 хіт за раунд"]),
+        ("uk", ["влучання у ліву руку", "втрачено: ліва рука", "кровотеча: 1 хіт-пойнт за раунд"]),
     ],
 )
 def test_a_hit_in_a_zone_reads_in_every_language(table, language, words):

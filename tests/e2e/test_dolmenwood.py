@@ -113,7 +113,7 @@ def test_a_skill_check_and_a_doom_save_from_a_ukrainian_phone(referee, phone):
     # An attack on the Wraith with an ordinary weapon: the form says why no damage will come.
     panel = swap_panel(anna, row.locator("a[href*='/dw/attack/']"))
     panel.locator("#id_target").select_option(label="Wraith")
-    expect(panel.locator("output.odds")).to_contain_text("Wraith має імунітет до: звичайної зброї")
+    expect(panel.locator("output.odds")).to_contain_text("Wraith: імунітет до звичайної зброї")
     panel.locator("#id_damage").fill("1к8")
     result = roll_in_panel(anna, 18)
     expect(result).to_contain_text("Шкоди немає")

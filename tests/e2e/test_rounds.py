@@ -96,8 +96,8 @@ def test_three_rounds_surprise_initiative_group_attack_fireball_morale_condition
     condition.locator("#id_kind").select_option("asleep")
     condition.locator("#id_duration").fill("2")
     swap_panel(referee, condition.get_by_role("button", name="Add"))
-    expect(combatant(anna, "Goblin 5").locator(".condition")).to_contain_text("spící")
-    expect(combatant(boris, "Goblin 5").locator(".condition")).to_contain_text("спить")
+    expect(combatant(anna, "Goblin 5").locator(".condition")).to_contain_text("spánek")
+    expect(combatant(boris, "Goblin 5").locator(".condition")).to_contain_text("сон")
 
     # The first goblin falls: the referee is offered a morale check, and they hold.
     hp = swap_panel(referee, combatant(referee, "Goblin 1").get_by_role("link", name="HP ±"))
@@ -164,7 +164,7 @@ def test_three_rounds_surprise_initiative_group_attack_fireball_morale_condition
     round_button(referee, "End the round")
     expect(anna.locator("#round")).to_contain_text("Kolo 3")
     # Asleep for two rounds: it ends with the second round's end, with a line in the log.
-    expect(anna.locator("#log")).to_contain_text("Goblin 5: stav „spící“ skončil.")
+    expect(anna.locator("#log")).to_contain_text("Goblin 5: stav „spánek“ skončil.")
     expect(combatant(boris, "Goblin 5").locator(".condition")).to_have_count(0)
 
     # The end of the fight: the summary to check first, with the table's experience; the

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.e2e
 
 SAVE_KEYS = ("death", "wands", "paralysis", "breath", "spells")
 ENCOUNTER_PAGE = re.compile(r"/e/[^/]+/$")
-# The odds line as it reads in any of Fray's languages: "needs 11+ · 55%", "potřeba 11+ · 55 %".
+# The odds line as it reads in any of Fray's languages: "needs 11+ · 55%", "cíl 11+ · 55 %".
 ODDS_LINE = re.compile(r"\d+\+ · [\d.,]+\s?%")
 
 # --- What the people at the table do --------------------------------------------------------
