@@ -59,8 +59,14 @@ def _values(form: forms.Form) -> dict[str, Any]:
     return probe.cleaned_data
 
 
+TENTH_OF_A_PERCENT = Fraction(1, 1000)
+
+
 @dataclass(frozen=True)
 class Bar:
+    """One bar of the chart: the totals it stands for, their chance, where it is drawn, and
+    where its two labels go (the chance above it, the totals under it)."""
+
     low: int
     high: int
     chance: Fraction
@@ -69,16 +75,68 @@ class Bar:
     width: float
     height: float
 
+    @property
+    def centre(self) -> float:
+        return self.x + self.width / 2
+
+    @property
+    def label(self) -> str:
+        return str(self.low) if self.low == self.high else f"{self.low}–{self.high}"
+
+    @property
+    def tiny(self) -> bool:
+        """A chance that one decimal would round to 0 %: shown as "<0.1 %", never as none."""
+        return self.chance < TENTH_OF_A_PERCENT / 2
+
+    @property
+    def shown_chance(self) -> Fraction:
+        return TENTH_OF_A_PERCENT if self.tiny else self.chance
+
+    @property
+    def chance_y(self) -> float:
+        return self.y - 3
+
 
 @dataclass(frozen=True)
 class DiceOdds:
-    """A free roll's range and mean, and the chart of its totals when it is cheap to draw."""
+    """A free roll's range and mean, and the chart of its totals when it is cheap to draw:
+    every bar says its totals and its chance, upright when there is room for them, turned
+    on their side when there are many bars (the chart keeps one width: a phone's)."""
 
     summary: dice.Summary
     bars: tuple[Bar, ...]
 
-    CHART_WIDTH = 240
-    CHART_HEIGHT = 48
+    CHART_WIDTH = 320
+    BARS_HEIGHT = 70
+    FONT_SIZE = 11
+    # A bar this wide (in the chart's units, about pixels) has room for "16.7%" written across.
+    UPRIGHT_MIN_WIDTH = 36
+
+    @property
+    def upright(self) -> bool:
+        return bool(self.bars) and self.CHART_WIDTH / len(self.bars) >= self.UPRIGHT_MIN_WIDTH
+
+    @property
+    def top(self) -> int:
+        """Room above the tallest bar for its chance."""
+        return 16 if self.upright else 44
+
+    @property
+    def axis_y(self) -> int:
+        return self.top + self.BARS_HEIGHT
+
+    @property
+    def total_y(self) -> int:
+        """Where the totals are written: under the bars, read across or turned."""
+        return self.axis_y + (13 if self.upright else 4)
+
+    @property
+    def chart_height(self) -> int:
+        if self.upright:
+            return self.axis_y + 17
+        # Totals written downwards: room for the longest ("98–100"), about 0.6 em a character.
+        longest = max(len(bar.label) for bar in self.bars)
+        return self.axis_y + 8 + round(longest * self.FONT_SIZE * 0.62)
 
     @classmethod
     def of(cls, expression: dice.DiceExpression) -> DiceOdds:
@@ -87,18 +145,12 @@ class DiceOdds:
         if summary.bars and len(summary.bars) > 1:
             top = max(chance for *_, chance in summary.bars)
             width = cls.CHART_WIDTH / len(summary.bars)
+            upright = width >= cls.UPRIGHT_MIN_WIDTH
+            axis = (16 if upright else 44) + cls.BARS_HEIGHT
             for index, (low, high, chance) in enumerate(summary.bars):
-                height = float(chance / top) * cls.CHART_HEIGHT
+                height = float(chance / top) * cls.BARS_HEIGHT
                 bars.append(
-                    Bar(
-                        low,
-                        high,
-                        chance,
-                        index * width,
-                        cls.CHART_HEIGHT - height,
-                        width * 0.85,
-                        height,
-                    )
+                    Bar(low, high, chance, index * width, axis - height, width * 0.85, height)
                 )
         return cls(summary, tuple(bars))
 

@@ -165,8 +165,9 @@ def undo(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     viewer = referee_for(request, slug)
     entry = get_object_or_404(LogEntry, encounter=viewer.encounter, seq=seq)
     back = request.POST.get("next", "")
-    if not request.htmx and back.startswith(reverse("log", args=[slug])):
-        # From the whole-log page (no live panel there): apply, then back to that page.
+    if (not request.htmx or request.htmx.boosted) and back.startswith(reverse("log", args=[slug])):
+        # From the whole-log page (no live panel there): apply, then back to that page. Its
+        # form is boosted only so that htmx asks first (hx-confirm): the page comes back whole.
         try:
             actions.undo(viewer, entry)
         except (actions.AlreadyUndone, Refused):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import transaction
 from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from rules import ose
@@ -32,6 +34,15 @@ def _saved_message(form: MergingForm) -> str | None:
     return _("Changed by someone else while you edited, and kept: %(fields)s.") % {
         "fields": ", ".join(labels)
     }
+
+
+def _added(data: dict[str, Any]) -> str:
+    """Said after quick-add: how many monsters joined, under which names."""
+    count, name = data["count"], data["name"]
+    names = f"{name} 1–{count}" if count > 1 else name
+    return ngettext(
+        "%(count)s monster added: %(names)s.", "%(count)s monsters added: %(names)s.", count
+    ) % {"count": count, "names": names}
 
 
 ALREADY_DONE = gettext_lazy("That form was sent twice; it was applied once.")
@@ -153,7 +164,9 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
                 actions.touch(viewer, data["once"])
         except actions.Repeated:
             return _sent_twice(request, viewer, "quick_add", fresh)
-        return panel_reply(request, viewer, "quick_add", done=True, form=fresh)
+        return panel_reply(
+            request, viewer, "quick_add", done=True, form=fresh, message=_added(data)
+        )
     return panel_reply(request, viewer, "quick_add", form=form)
 
 
