@@ -31,6 +31,7 @@ def test_a_page_follows_the_system_until_a_theme_is_chosen() -> None:
     client = Client()
     assert "data-theme" not in html_tag(client)
     page = client.get("/").content.decode()
+    assert '<meta name="color-scheme" content="light dark">' in page
     assert '<option value="auto">' in page
     assert '<label for="theme-select" class="visually-hidden">Theme</label>' in page
 
@@ -44,7 +45,9 @@ def test_a_chosen_theme_is_remembered_on_every_page_and_the_switch_shows_it() ->
     assert response.cookies[theme.COOKIE]["max-age"] == theme.COOKIE_AGE
     assert 'data-theme="dark"' in html_tag(client)
     assert 'data-theme="dark"' in html_tag(client, "/hit-locations/")
-    assert '<option value="dark" selected>' in client.get("/").content.decode()
+    page = client.get("/").content.decode()
+    assert '<option value="dark" selected>' in page
+    assert '<meta name="color-scheme" content="dark">' in page
     not_found = client.get("/e/no-such-encounter/")
     assert not_found.status_code == 404
     assert 'data-theme="dark"' in HTML_TAG.search(not_found.content.decode()).group(0)
