@@ -359,7 +359,12 @@ def _check_attacks(combatant: Combatant, where: Any) -> None:
     attacks = combatant.attacks
     problem = _wrong("attacks", where, _("not a monster's attacks as Fray stores them."))
     shaped = isinstance(attacks, list) and all(
-        isinstance(a, dict) and set(a) == {"name", "count", "damage"} for a in attacks
+        isinstance(a, dict)
+        and set(a) == {"name", "count", "damage"}
+        and isinstance(a["name"], str)  # the writer reads them as text and a number
+        and isinstance(a["damage"], str)
+        and _count(a["count"], monsters.COUNT_LIMIT)
+        for a in attacks
     )
     if not shaped:
         raise Refused(problem)
