@@ -146,7 +146,11 @@ def test_every_page_type_passes_axe_in_both_themes(theme, new_context):
     expect(laptop.locator("#log li.entry.undone")).to_have_count(1)
     panel = open_panel(laptop, "Free roll")
     panel.locator("#id_expression").fill("3d6")
-    expect(panel.locator("output.odds svg.chart")).to_be_visible()
+    chart = panel.get_by_role("group", name="Chance of each total")
+    expect(chart).to_be_visible()
+    # A screen reader hears each bar: its total and its chance.
+    expect(chart.get_by_role("img")).to_have_count(16)
+    expect(chart.get_by_role("img", name="10: 12.5%")).to_have_count(1)
     audit.check(laptop, "encounter, referee, free roll with its chart")
     expect(phone.locator("#log li.entry.undone")).to_have_count(1)
     audit.check(phone, "encounter, player, the log after an undo")
