@@ -17,7 +17,11 @@ from django import forms
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from rules import ose
+from rules.errors import RulesError
+
 from . import classes, monsters
+from .classes import SAVE_FIELDS
 from .forms import CombatantForm, MergingForm
 from .models import ABILITY_MAX, ABILITY_MIN, NOTES_LIMIT, Combatant, Encounter, Kind
 
@@ -78,6 +82,13 @@ def _class_fields(form: CombatantForm, encounter: Encounter) -> None:
         form.initial["filled_from"] = classes.filled_from(
             form.instance.char_class, form.instance.level
         )
+    # What a monster saves as fills its saves the same way, remembering what it filled them from.
+    form.fields["saves_as"].widget.attrs.update(fill, **{"hx-trigger": "change"})
+    form.fields["saves_filled_from"] = forms.CharField(
+        widget=forms.HiddenInput, required=False, max_length=20
+    )
+    if not form.is_bound and form.instance.pk is not None:
+        form.initial["saves_filled_from"] = form.instance.saves_as
 
 
 def clean_character(form: CombatantForm, data: dict[str, Any]) -> None:
@@ -118,6 +129,7 @@ def clean_saves_as(form: CombatantForm, data: dict[str, Any], saves: dict[str, i
     for ``saves`` (those of its Hit Dice) as the values an empty save field takes. When what it
     saves as changes (or is set or cleared), a save still as the previous row gave it follows
     the new one; a save the referee typed over stays. Returns the saves that stand."""
+    data.pop("saves_filled_from", None)
     key = data.get("saves_as") or ""
     if "saves_as" not in form.fields or "saves_as" in form.errors:
         return saves
@@ -137,10 +149,7 @@ def clean_saves_as(form: CombatantForm, data: dict[str, Any], saves: dict[str, i
     stored = form.instance.saves_as if form.instance.pk is not None else ""
     if key != stored:
         before = classes.saves_as_saves(system, stored) if stored else saves
-        for category, value in row.items():
-            name = f"save_{category}"
-            if data.get(name) is None or data.get(name) == before.get(category):
-                data[name] = value
+        data.update(classes.refill_saves(before, row, {n: data.get(n) for n in SAVE_FIELDS}))
     return row
 
 
@@ -165,9 +174,12 @@ def _whole(value: Any) -> int | None:
 
 
 def fill_form(encounter: Encounter, query: Mapping[str, Any]) -> list[forms.BoundField]:
-    """The fields a class and level chosen in the combatant form fill, as that form shows them
-    (``query`` is the form as it stands), each marked to be swapped in by its id; none when
-    there is nothing to fill (no class, no level, not a character, a level the class has not)."""
+    """The fields a class and level chosen in the combatant form fill (or, for a monster or a
+    normal human, what it saves as), as that form shows them (``query`` is the form as it
+    stands), each marked to be swapped in by its id; none when there is nothing to fill (no
+    class, no level, a level the class has not, nothing typed a stat block would write)."""
+    if query.get("kind") in (Kind.MONSTER, Kind.NORMAL_HUMAN):
+        return _saves_as_fill(encounter, query)
     klass, level = str(query.get("char_class") or ""), _whole(query.get("level"))
     if query.get("kind") != Kind.CHARACTER or level is None:
         return []
@@ -179,9 +191,48 @@ def fill_form(encounter: Encounter, query: Mapping[str, Any]) -> list[forms.Boun
         (klass, level),
         {name: _whole(query.get(name)) for name in classes.FILLED_FIELDS},
     )
-    form = CombatantForm(encounter=encounter, initial=values)
-    form.initial["filled_from"] = classes.filled_from(klass, level)
-    names = [*classes.filled(encounter.system, klass, level), "filled_from"]
+    return _swapped(encounter, values, "filled_from", classes.filled_from(klass, level))
+
+
+def _saves_as_fill(encounter: Encounter, query: Mapping[str, Any]) -> list[forms.BoundField]:
+    """The saves of what a monster saves as, refilled from what they were filled from (the
+    hidden ``saves_filled_from``, or its Hit Dice row), as :func:`clean_saves_as` will."""
+    system, typed, key = encounter.system, str(query.get("saves_as") or "").strip(), ""
+    if typed:
+        try:
+            key = classes.saves_as_key(*classes.parse_saves_as(typed))
+        except classes.SavesAsError:
+            return []
+    own = _own_saves(system, query)
+    after = classes.saves_as_saves(system, key) if key else own
+    if not after:  # a level the system's table has not, Hit Dice not yet readable
+        return []
+    previous = str(query.get("saves_filled_from") or "")
+    before = classes.saves_as_saves(system, previous) if previous else own
+    values = {name: _whole(query.get(name)) for name in SAVE_FIELDS}
+    return _swapped(
+        encounter, classes.refill_saves(before, after, values), "saves_filled_from", key
+    )
+
+
+def _own_saves(system: str, query: Mapping[str, Any]) -> dict[str, int]:
+    """A monster's saves by its Hit Dice as the form stands (a normal human's row), as the
+    combatant form's ``clean`` gives them; none for Hit Dice not yet readable."""
+    if query.get("kind") == Kind.NORMAL_HUMAN:
+        return dict(classes.NORMAL_HUMAN_SAVES.get(system, {}))
+    try:
+        return ose.monster_saves(str(query.get("hit_dice") or "").strip())
+    except RulesError:
+        return {}
+
+
+def _swapped(
+    encounter: Encounter, values: dict[str, int | None], hidden: str, filled_from: str
+) -> list[forms.BoundField]:
+    """``values`` and the hidden field saying what they were filled from, as the combatant
+    form shows them, each marked to be swapped in by its id."""
+    form = CombatantForm(encounter=encounter, initial=values | {hidden: filled_from})
+    names = [*values, hidden]
     for name in names:
         form.fields[name].widget.attrs["hx-swap-oob"] = "true"
     return [form[name] for name in names if name in form.fields]

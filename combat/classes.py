@@ -105,9 +105,25 @@ def refill(
     holds what the ``previous`` class and level gave, takes the new class and level's value; a
     field the referee typed over keeps it. Fields the system does not fill stay as given."""
     before = filled(system, previous[0], previous[1]) if previous and previous[1] else {}
-    after = filled(system, *new)
+    return _refilled(before, filled(system, *new), values, FILLED_FIELDS)
+
+
+def refill_saves(
+    before: Mapping[str, int], after: Mapping[str, int], values: Mapping[str, int | None]
+) -> dict[str, int | None]:
+    """The save fields (``save_death`` …) when the saves ``after`` (keys ``death`` …) take the
+    place of ``before`` (a monster's Hit Dice row, or what it saved as): :func:`refill`'s rule."""
+    return _refilled(_save_fields(before), _save_fields(after), values, SAVE_FIELDS)
+
+
+def _refilled(
+    before: Mapping[str, int],
+    after: Mapping[str, int],
+    values: Mapping[str, int | None],
+    names: tuple[str, ...],
+) -> dict[str, int | None]:
     result: dict[str, int | None] = {}
-    for name in FILLED_FIELDS:
+    for name in names:
         value = values.get(name)
         if name in after and (value is None or before.get(name) == value):
             result[name] = after[name]

@@ -693,3 +693,47 @@ def test_an_encounter_file_with_an_impossible_saves_as_is_refused(encounter, sto
     exported["combatants"][0]["saves_as"] = stored
     with pytest.raises(transfer.Refused):
         transfer.import_encounter(json.dumps(exported).encode())
+
+
+def _fill_monster(client: Client, encounter: Encounter, **query: str):
+    return client.get(_url("combatant_fill", encounter), {"kind": "monster"} | query)
+
+
+def test_typing_what_a_monster_saves_as_fills_its_saves_in_the_form(referee, encounter):
+    page = _fill_monster(referee, encounter, hit_dice="1", saves_as="D2").content.decode()
+    assert page.count('hx-swap-oob="true"') == 6
+    assert 'name="save_death" value="8"' in page and 'name="save_spells" value="12"' in page
+    assert 'name="saves_filled_from" value="dwarf:2"' in page
+
+
+def test_a_saves_as_typed_anew_keeps_the_saves_typed_over_in_the_form(referee, encounter):
+    dwarf2 = {f"save_{k}": str(v) for k, v in classes.saves_as_saves("ose", "dwarf:2").items()}
+    query = dwarf2 | {"save_spells": "3", "saves_filled_from": "dwarf:2", "hit_dice": "1"}
+    page = _fill_monster(referee, encounter, saves_as="Dwarf 7", **query).content.decode()
+    assert 'name="save_death" value="4"' in page
+    assert 'name="save_spells" value="3"' in page
+    # Cleared: back to the Hit Dice row, the typed-over save still kept.
+    query = {"hit_dice": "1", "saves_filled_from": "dwarf:7", "save_death": "4", "save_spells": "3"}
+    page = _fill_monster(referee, encounter, saves_as="", **query).content.decode()
+    assert 'name="save_death" value="12"' in page and 'name="save_spells" value="3"' in page
+    assert 'name="saves_filled_from" hx-swap-oob="true"' in page  # filled from nothing now
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"saves_as": "F", "hit_dice": "1"},
+        {"saves_as": "wizard 3", "hit_dice": "1"},
+        {"saves_as": "F15", "hit_dice": "1"},
+        {"saves_as": "", "hit_dice": ""},
+        {"saves_as": "F3", "hit_dice": "1", "kind": "ship"},
+    ],
+)
+def test_nothing_is_filled_for_a_saves_as_no_table_has(referee, encounter, query):
+    assert _fill_monster(referee, encounter, **query).status_code == 204
+
+
+def test_a_becmi_normal_human_saves_as_the_rules_cyclopedia_s_normal_man(referee, encounter):
+    Encounter.objects.filter(pk=encounter.pk).update(system=RulesSystem.BECMI)
+    _add_monster(referee, encounter, kind="normal_human", hit_dice="")
+    assert _saves(encounter.combatants.get(name="Bandit")) == (14, 15, 16, 17, 17)
