@@ -152,6 +152,12 @@ def test_every_page_type_passes_axe_in_both_themes(theme, new_context):
     expect(chart.get_by_role("img")).to_have_count(16)
     expect(chart.get_by_role("img", name="10: 12.5%")).to_have_count(1)
     audit.check(laptop, "encounter, referee, free roll with its chart")
+    panel = open_panel(laptop, "Add combatant")
+    swap_panel(laptop, panel.get_by_role("button", name="Save"))  # nothing filled in
+    expect(panel.locator(".errorlist").first).to_be_visible()
+    laptop.locator("details.settings > summary").click()
+    expect(laptop.get_by_role("button", name="Save settings")).to_be_visible()
+    audit.check(laptop, "encounter, referee, a refused form and the settings")
     expect(phone.locator("#log li.entry.undone")).to_have_count(1)
     audit.check(phone, "encounter, player, the log after an undo")
 
