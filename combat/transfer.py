@@ -8,6 +8,9 @@ added to a model later travels without a change here. Seats are browser sessions
 behind; so do the log (a new session starts a new log), pending saves and BECMI wrestling
 holds, which point into the log and into rounds that are over.
 
+A party file (``combat.party``) is read by the same machinery: its kind of file
+(:class:`FileKind`) and each combatant's record (:func:`build_combatant`).
+
 The importer trusts nothing in the file: every key must be a field the exporter writes, every
 value has its field's type and passes the model's ``full_clean`` (whose validators hold the
 ranges), the JSON fields are checked for their shapes (hit-location zones by the rules engine
@@ -17,7 +20,8 @@ itself), and everything is written in one transaction, so a refused file leaves 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -67,6 +71,34 @@ class Refused(Exception):
         self.message = message
 
 
+@dataclass(frozen=True)
+class FileKind:
+    """A kind of Fray file (an encounter, a party): its format name, version and top-level
+    parts, and how a refusal names it, in messages written whole for each kind (a kind's
+    name does not decline into another sentence in every language)."""
+
+    format: str
+    version: int
+    parts: frozenset[str]
+    too_large: Any
+    not_json: Any
+    not_this: Any
+    too_deep: Any
+    missing: Any  # no file sent
+
+
+ENCOUNTER_FILE = FileKind(
+    format=FORMAT,
+    version=VERSION,
+    parts=frozenset({"encounter", "combatants"}),
+    too_large=_("The file is too large: an encounter file is at most 1 MB."),
+    not_json=_("The file is not a Fray encounter: it is not JSON."),
+    not_this=_("The file is not a Fray encounter: its format is not “fray-encounter”."),
+    too_deep=_("The file nests its data too deeply to be a Fray encounter."),
+    missing=_("Choose an encounter file (.json) to import."),
+)
+
+
 def exported_fields(model: type[models.Model], excluded: Iterable[str]) -> list[models.Field]:
     return [f for f in model._meta.concrete_fields if f.name not in excluded]
 
@@ -96,13 +128,16 @@ def export_encounter(encounter: Encounter) -> dict[str, Any]:
         "format": FORMAT,
         "version": VERSION,
         "encounter": data,
-        "combatants": [
-            {"ref": refs[c.pk]}
-            | _record(c, COMBATANT_EXCLUDED)
-            | {"conditions": [_record(k, CONDITION_EXCLUDED) for k in c.conditions.all()]}
-            for c in combatants
-        ],
+        "combatants": [{"ref": refs[c.pk]} | combatant_record(c) for c in combatants],
     }
+
+
+def combatant_record(
+    combatant: Combatant, keep: Callable[[Condition], bool] = lambda condition: True
+) -> dict[str, Any]:
+    """One combatant as a file holds it, with its conditions (those ``keep`` keeps)."""
+    conditions = [_record(k, CONDITION_EXCLUDED) for k in combatant.conditions.all() if keep(k)]
+    return _record(combatant, COMBATANT_EXCLUDED) | {"conditions": conditions}
 
 
 def _map_turn(turn: Any, ids: dict[int, int]) -> Any:
@@ -117,8 +152,13 @@ def _map_turn(turn: Any, ids: dict[int, int]) -> Any:
     return turn | {"order": order}
 
 
+def dumps(document: dict[str, Any]) -> str:
+    """A Fray file's text: UTF-8 as written (names in any script stay readable)."""
+    return json.dumps(document, ensure_ascii=False, indent=1)
+
+
 def export_json(encounter: Encounter) -> str:
-    return json.dumps(export_encounter(encounter), ensure_ascii=False, indent=1)
+    return dumps(export_encounter(encounter))
 
 
 # --- import: the file's shape ------------------------------------------------------------------
@@ -128,36 +168,36 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(name)  # NaN and Infinity are not JSON
 
 
-def parse(raw: bytes) -> dict[str, Any]:
+def parse(raw: bytes, kind: FileKind = ENCOUNTER_FILE) -> dict[str, Any]:
     """The file's document, or Refused: too big, not JSON, nested too deep, NUL bytes, not
     this format or version."""
     if len(raw) > MAX_BYTES:
-        raise Refused(_("The file is too large: an encounter file is at most 1 MB."))
+        raise Refused(kind.too_large)
     try:
         document = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError, RecursionError):
-        raise Refused(_("The file is not a Fray encounter: it is not JSON.")) from None
-    _check_tree(document)
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise Refused(_("The file is not a Fray encounter: its format is not “fray-encounter”."))
-    if document.get("version") != VERSION or isinstance(document.get("version"), bool):
+        raise Refused(kind.not_json) from None
+    _check_tree(document, kind)
+    if not isinstance(document, dict) or document.get("format") != kind.format:
+        raise Refused(kind.not_this)
+    if document.get("version") != kind.version or isinstance(document.get("version"), bool):
         raise Refused(
             _("The file's format version is not one this Fray reads (it reads version %(v)s).")
-            % {"v": VERSION}
+            % {"v": kind.version}
         )
-    unknown = set(document) - {"format", "version", "encounter", "combatants"}
+    unknown = set(document) - {"format", "version"} - kind.parts
     if unknown:
         raise Refused(_unknown(sorted(unknown)[0], _("the file")))
     return document
 
 
-def _check_tree(document: Any) -> None:
+def _check_tree(document: Any, kind: FileKind) -> None:
     """No deeper than MAX_DEPTH, and no NUL character in any string or key."""
     stack = [(document, 1)]
     while stack:
         value, depth = stack.pop()
         if depth > MAX_DEPTH:
-            raise Refused(_("The file nests its data too deeply to be a Fray encounter."))
+            raise Refused(kind.too_deep)
         if isinstance(value, str):
             if "\x00" in value:
                 raise Refused(_("The file holds a NUL character, which no field may contain."))
@@ -392,6 +432,59 @@ def check_combatant(combatant: Combatant, where: Any) -> None:
     _check_attacks(combatant, where)
 
 
+# --- import: combatants -----------------------------------------------------------------------
+
+
+def combatant_list(document: dict[str, Any]) -> list[Any]:
+    """The file's combatants: a list of at most MAX_COMBATANTS, or Refused."""
+    listed = document.get("combatants", [])
+    if not isinstance(listed, list):
+        raise Refused(_("The combatants are not a JSON list."))
+    if len(listed) > MAX_COMBATANTS:
+        raise Refused(
+            _("The file holds more than %(limit)s combatants.") % {"limit": MAX_COMBATANTS}
+        )
+    return listed
+
+
+def build_combatant(
+    item: Any, where: Any, encounter: Encounter, *, extra: Iterable[str] = ()
+) -> tuple[Combatant, list[Condition]]:
+    """An unsaved combatant of ``encounter`` and its conditions from one record of a file,
+    every field and JSON shape checked (``extra``: other keys the record may hold)."""
+    combatant = _build(
+        Combatant,
+        COMBATANT_EXCLUDED,
+        item,
+        where,
+        extra=(*extra, "conditions"),
+        encounter=encounter,
+    )
+    check_combatant(combatant, where)
+    conditions = item.get("conditions", [])
+    if not isinstance(conditions, list) or len(conditions) > MAX_CONDITIONS:
+        raise Refused(_wrong("conditions", where, _("at most 50 conditions, as a list.")))
+    return combatant, [
+        _build(
+            Condition,
+            CONDITION_EXCLUDED,
+            c,
+            _("a condition of %(where)s") % {"where": where},
+            combatant=combatant,
+        )
+        for c in conditions
+    ]
+
+
+def save_combatant(encounter: Encounter, combatant: Combatant, conditions: list[Condition]) -> None:
+    """Store a built combatant in ``encounter`` (saved meanwhile), with its conditions."""
+    combatant.encounter = encounter
+    combatant.save()
+    for condition in conditions:
+        condition.combatant = combatant
+        condition.save()
+
+
 # --- import ----------------------------------------------------------------------------------
 
 
@@ -406,44 +499,11 @@ def import_encounter(raw: bytes) -> Encounter:
             _("Unknown rules system “%(system)s”.") % {"system": str(data["system"])[:40]}
         )
     encounter = _build(Encounter, ENCOUNTER_EXCLUDED, data, where_encounter)
-    listed = document.get("combatants", [])
-    if not isinstance(listed, list):
-        raise Refused(_("The combatants are not a JSON list."))
-    if len(listed) > MAX_COMBATANTS:
-        raise Refused(
-            _("The file holds more than %(limit)s combatants.") % {"limit": MAX_COMBATANTS}
-        )
     built: list[tuple[Any, Combatant, list[Condition]]] = []
-    for number, item in enumerate(listed, start=1):
+    for number, item in enumerate(combatant_list(document), start=1):
         where = _("combatant %(number)s") % {"number": number}
-        combatant = _build(
-            Combatant,
-            COMBATANT_EXCLUDED,
-            item,
-            where,
-            extra=("ref", "conditions"),
-            encounter=encounter,
-        )
-        check_combatant(combatant, where)
-        conditions = item.get("conditions", [])
-        if not isinstance(conditions, list) or len(conditions) > MAX_CONDITIONS:
-            raise Refused(_wrong("conditions", where, _("at most 50 conditions, as a list.")))
-        built.append(
-            (
-                item.get("ref", number),
-                combatant,
-                [
-                    _build(
-                        Condition,
-                        CONDITION_EXCLUDED,
-                        c,
-                        _("a condition of %(where)s") % {"where": where},
-                        combatant=combatant,
-                    )
-                    for c in conditions
-                ],
-            )
-        )
+        combatant, conditions = build_combatant(item, where, encounter, extra=("ref",))
+        built.append((item.get("ref", number), combatant, conditions))
     refs = [ref for ref, _c, _k in built]
     if not all(_count(r, 10**9) for r in refs) or len(set(refs)) != len(refs):
         raise Refused(_("The combatants' numbers (“ref”) are not distinct whole numbers."))
@@ -454,12 +514,8 @@ def import_encounter(raw: bytes) -> Encounter:
             encounter.save()
             ids = {}
             for ref, combatant, conditions in built:
-                combatant.encounter = encounter
-                combatant.save()
+                save_combatant(encounter, combatant, conditions)
                 ids[ref] = combatant.pk
-                for condition in conditions:
-                    condition.combatant = combatant
-                    condition.save()
             encounter.turn = _map_turn(encounter.turn, ids)
             encounter.save(update_fields=["turn"])
     except DatabaseError:  # a bound the validators missed (the database's own checks)
