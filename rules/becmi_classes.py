@@ -24,7 +24,7 @@ Keys: classes ``cleric``, ``dwarf``, ``elf``, ``fighter``, ``halfling``, ``magic
 
 from __future__ import annotations
 
-from .core import is_whole, shown
+from .core import class_level, shown
 from .errors import RulesError
 
 SAVES = ("death", "wands", "paralysis", "breath", "spells")
@@ -112,13 +112,7 @@ def max_level(char_class: str) -> int:
 
 def saves(char_class: str, level: int) -> dict[str, int]:
     """The five saving throws of ``char_class`` at ``level``, by save key."""
-    top = max_level(char_class)
-    if not is_whole(level):
-        raise RulesError("not_an_integer", "a level must be a whole number", value=level)
-    if not 1 <= level <= top:
-        raise RulesError(
-            "level_out_of_range", f"a level is 1 to {top}", value=level, low=1, high=top
-        )
+    level = class_level(level, max_level(char_class))
     row = [values for first, values in _TABLES[char_class][1] if first <= level][-1]
     return dict(zip(SAVES, row, strict=True))
 

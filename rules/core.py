@@ -79,6 +79,18 @@ def is_whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def class_level(level: object, top: int) -> int:
+    """``level`` as a level of a class that goes up to ``top``: ``not_an_integer``, or
+    ``level_out_of_range`` (with ``low`` and ``high``)."""
+    if not is_whole(level):
+        raise RulesError("not_an_integer", "a level must be a whole number", value=level)
+    if not 1 <= level <= top:  # type: ignore[operator]
+        raise RulesError(
+            "level_out_of_range", f"a level is 1 to {top}", value=level, low=1, high=top
+        )
+    return level  # type: ignore[return-value]
+
+
 def shown(value: object, limit: int = 60) -> str:
     """``repr(value)`` for an error message, cut short; an int too long for ``str`` (Python
     refuses past 4300 digits) is named by its size instead of breaking the message."""

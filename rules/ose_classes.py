@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .core import ABILITY_MAX, ABILITY_MIN, is_whole, shown
+from .core import ABILITY_MAX, ABILITY_MIN, class_level, is_whole, shown
 from .errors import RulesError
 
 SAVES = ("death", "wands", "paralysis", "breath", "spells")
@@ -97,13 +97,7 @@ def max_level(char_class: str) -> int:
 
 def progression(char_class: str, level: int) -> Progression:
     """THAC0 and saves of ``char_class`` at ``level``, from its level progression table."""
-    top = max_level(char_class)
-    if not is_whole(level):
-        raise RulesError("not_an_integer", "a level must be a whole number", value=level)
-    if not 1 <= level <= top:
-        raise RulesError(
-            "level_out_of_range", f"a level is 1 to {top}", value=level, low=1, high=top
-        )
+    level = class_level(level, max_level(char_class))
     band = [b for b in _TABLES[char_class][1] if b.first <= level][-1]
     return Progression(band.thac0, dict(zip(SAVES, band.saves, strict=True)))
 

@@ -530,17 +530,9 @@ def test_a_save_against_magic_adds_the_stored_wis_and_says_so(referee, encounter
 
 
 def _add_monster(referee: Client, encounter: Encounter, **values: str):
-    data = _new_form(referee, encounter) | {
-        "name": "Bandit",
-        "side": "foes",
-        "kind": "monster",
-        "ac": "6",
-        "hp_max": "5",
-        "hit_dice": "1",
-        "char_class": "",
-        "level": "",
-    }
-    return referee.post(_url("combatant_new", encounter), data | EMPTY | values, **HX)
+    """A bandit with 1 Hit Die through "Add combatant", its saves left empty."""
+    bandit = {"name": "Bandit", "side": "foes", "kind": "monster", "ac": "6", "hp_max": "5"}
+    return _add(referee, encounter, **bandit | {"hit_dice": "1"} | EMPTY | values)
 
 
 def _saves(combatant: Combatant) -> tuple[int, ...]:
