@@ -6,6 +6,10 @@ The fill rule is :func:`combat.classes.refill`: a value still as the previous cl
 gave it (or empty) follows the new ones; a value the referee typed over is kept. The form
 remembers what its values were filled from in a hidden ``filled_from`` field ("fighter:3"); a
 form posted without it compares with the combatant's stored class and level.
+
+A monster (or a normal human) that "saves as Fighter 3" fills its five saves the same way from
+that class and level's row (:func:`clean_saves_as`; the hidden ``saves_filled_from`` remembers
+the row for the fill as it is typed), in place of its Hit Dice row.
 """
 
 from __future__ import annotations

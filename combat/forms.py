@@ -224,8 +224,9 @@ def _rules_call(func, *args, **kwargs):
 
 
 class CombatantForm(MergingForm):
-    """Add or edit a combatant. A monster's THAC0 and saves come from its Hit Dice unless
-    the referee overrides them; a normal human uses the BČ row; a character's are entered.
+    """Add or edit a combatant. A monster's THAC0 and saves come from its Hit Dice (its saves
+    from what it saves as, if it does) unless the referee overrides them; a normal human uses
+    the BČ row; a character's come from its class and level (``combat.character_forms``).
     A change of current hit points here is a logged correction (see ``actions``)."""
 
     hp = forms.IntegerField(
