@@ -729,3 +729,11 @@ def test_a_becmi_normal_human_saves_as_the_rules_cyclopedia_s_normal_man(referee
     Encounter.objects.filter(pk=encounter.pk).update(system=RulesSystem.BECMI)
     _add_monster(referee, encounter, kind="normal_human", hit_dice="")
     assert _saves(encounter.combatants.get(name="Bandit")) == (14, 15, 16, 17, 17)
+
+
+def test_ose_and_becmi_forms_ask_for_saves_as(referee, encounter):
+    for system in (RulesSystem.OSE, RulesSystem.BECMI):
+        Encounter.objects.filter(pk=encounter.pk).update(system=system)
+        for name in ("combatant_new", "quick_add"):
+            page = referee.get(_url(name, encounter), **HX).content.decode()
+            assert 'name="saves_as"' in page
