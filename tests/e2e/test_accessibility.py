@@ -158,6 +158,10 @@ def test_every_page_type_passes_axe_in_both_themes(theme, new_context):
     laptop.locator("details.settings > summary").click()
     expect(laptop.get_by_role("button", name="Save settings")).to_be_visible()
     audit.check(laptop, "encounter, referee, a refused form and the settings")
+    panel = open_panel(laptop, "Start a fight")
+    swap_panel(laptop, panel.get_by_role("button", name="Start"))
+    expect(phone.locator(".round")).to_be_visible()
+    audit.check(phone, "encounter, player, in a fight")
     expect(phone.locator("#log li.entry.undone")).to_have_count(1)
     audit.check(phone, "encounter, player, the log after an undo")
 
