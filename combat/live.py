@@ -96,7 +96,8 @@ def action_urls(encounter: Encounter) -> dict[str, str]:
 
 def live_context(viewer: Viewer) -> dict[str, Any]:
     """Everything the live fragments need, filtered to what ``viewer`` may see (the page)."""
-    from .rounds import conditions_by_combatant, round_context  # built on this module
+    from .party import follows  # built on this module
+    from .rounds import conditions_by_combatant, round_context
 
     encounter = viewer.encounter
     combatants = list(viewer.visible_combatants())
@@ -119,6 +120,9 @@ def live_context(viewer: Viewer) -> dict[str, Any]:
         "log_entries": list(visible_log(viewer)[: settings.FRAY_LOG_PAGE]),
         "seats": list(encounter.seats.all()) if viewer.is_referee else [],
         "action_urls": action_urls(encounter),
+        # Where the party went on to, and whether this viewer can follow (combat.party).
+        "moved_on_to": encounter.moved_on_to if encounter.moved_on_to_id else None,
+        "follows": follows(viewer),
     }
 
 
@@ -197,7 +201,8 @@ class State:
         is read as what changed since then only."""
         from .rounds import conditions_by_combatant  # built on this module
 
-        encounter = Encounter.objects.filter(pk=encounter_id).first()
+        # With where its party went on to (combat.party), in the same query.
+        encounter = Encounter.objects.select_related("moved_on_to").filter(pk=encounter_id).first()
         if encounter is None:
             return None
         referee_log, public_log = _logs(
@@ -412,6 +417,7 @@ class View:
     sections: dict[str, Callable[[], str]]
     seats_html: str
     banner: str = ""  # the round's section, as this audience sees it
+    moved: str = ""  # where the party went on to, as this audience may follow it
     shared: View | None = None  # the players' common view this one adds a seat's rows to
     own: tuple[int, ...] = ()  # with ``shared``: the rows this seat sees its own way
     previous: View | None = None
@@ -442,7 +448,8 @@ class View:
         )
 
     def _snapshot(self) -> str:
-        parts = [self.marker(None), self.banner, self.sections["party"](), self.sections["foes"]()]
+        parts = [self.marker(None), self.moved, self.banner]
+        parts += [self.sections["party"](), self.sections["foes"]()]
         if self.audience.referee:
             parts.append(self.seats_html)
         parts.append(self.sections["log"]())
@@ -453,6 +460,8 @@ class View:
             # Nothing of this seat's own changed: the very message every player gets.
             return self.shared.message(base.seq)
         parts = [self.marker(base.seq)]
+        if self.moved != base.moved:
+            parts.append(self.moved)
         if self.banner != base.banner:
             parts.append(self.banner)
         for side in ("party", "foes"):
@@ -479,6 +488,8 @@ class View:
             and all(self.sides[side][0] == shared.sides[side][0] for side in self.sides)
             and self.banner == shared.banner
             and base.banner == before.banner
+            and self.moved == shared.moved
+            and base.moved == before.moved
             and all(
                 self.rows[pk] == base.rows.get(pk) and shared.rows.get(pk) == before.rows.get(pk)
                 for pk in self.own
@@ -541,8 +552,8 @@ def build_view(
         else:
             # A seat's view is the common one with its own rows: work in its own rows only.
             own = state.by_seat.get(audience.seat, [])
-            if not own:  # nothing of its own: it sees just what every player sees
-                return _linked(shared, previous)
+            if not own and _moved(state, audience) == shared.moved:
+                return _linked(shared, previous)  # it sees just what every player sees
             rows = dict(shared.rows)
             rows.update({c.pk: _row(state, audience, c, viewer, controlled=True) for c in own})
             entries = shared.entries
@@ -594,6 +605,7 @@ def build_view(
             },
             seats_html=seats_html,
             banner=_banner(state, audience, viewer, frozenset(controlled if shared else ())),
+            moved=_moved(state, audience),
             shared=shared,
             own=tuple(controlled) if shared is not None else (),
         )
@@ -623,6 +635,19 @@ def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int
     )
     context = {"viewer": viewer, "encounter": state.encounter, "oob": True} | fight
     return ROWS.fetch(key, lambda: _html("combat/_round.html", context))
+
+
+def _moved(state: State, audience: Audience) -> str:
+    """Where the party went on to, for ``audience``: with a button for the referee and for a
+    seat that went on with it (combat.party)."""
+    from .party import follows  # built on this module
+
+    encounter = state.encounter
+    moved_on_to = encounter.moved_on_to if encounter.moved_on_to_id else None
+    can = follows(_viewer_of(state, audience))
+    key = ("moved", encounter.slug, audience.language, moved_on_to and moved_on_to.name, can)
+    context = {"encounter": encounter, "moved_on_to": moved_on_to, "follows": can}
+    return ROWS.fetch(key, lambda: _html("combat/_party_moved.html", context | {"oob": True}))
 
 
 def _seats(state: State, audience: Audience, context: dict[str, Any]) -> str:

@@ -1,0 +1,121 @@
+"""The party going on: the referee's next encounter with it, players following it there,
+and the party as a file (``combat.party``)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.text import slugify
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from .. import actions, party
+from ..access import Viewer, grant_referee, grant_seat, referee_for, viewer_for
+from ..models import Encounter
+from ..party_forms import MoveOnForm, PartyFileForm
+from ..transfer import Refused
+from .common import panel_reply
+from .table import ALREADY_DONE
+from .transfer import capped_upload, json_download, read_upload
+
+
+def _go(request: HttpRequest, encounter: Encounter) -> HttpResponse:
+    """To ``encounter``'s page: a whole page load, whether htmx asked or a plain form did
+    (the page opens its own live connection)."""
+    url = reverse("encounter", args=[encounter.slug])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+@require_http_methods(["GET", "POST"])
+def move_on(request: HttpRequest, slug: str) -> HttpResponse:
+    """The next encounter with this party: the referee lands on it, its referee."""
+    viewer = referee_for(request, slug)
+    form = MoveOnForm(request.POST or None, viewer=viewer)
+    if request.method == "POST" and actions.first_result(viewer, request.POST.get("once", ""))[0]:
+        return _went_on(request, viewer, form)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            new = party.move_on(
+                viewer, name=data["name"], carried=data["carried"], once=data["once"]
+            )
+        except actions.Repeated:
+            return _went_on(request, viewer, form)
+        except Refused as refused:  # a member whose stored values no party file would take
+            form.add_error(None, refused.message)
+            return panel_reply(request, viewer, "party_next", form=form)
+        grant_referee(request.session, new)
+        return _go(request, new)
+    return panel_reply(request, viewer, "party_next", form=form)
+
+
+def _went_on(request: HttpRequest, viewer: Viewer, form: MoveOnForm) -> HttpResponse:
+    """The form was sent twice: the referee goes where the first sending went."""
+    went = (
+        Encounter.objects.filter(pk=viewer.encounter.pk)
+        .values_list("moved_on_to", flat=True)
+        .first()
+    )
+    new = Encounter.objects.filter(pk=went).first() if went is not None else None
+    if new is None:
+        return panel_reply(request, viewer, "party_next", form=form, message=str(ALREADY_DONE))
+    grant_referee(request.session, new)
+    return _go(request, new)
+
+
+@require_POST
+def follow(request: HttpRequest, slug: str) -> HttpResponse:
+    """Follow the party to the encounter it moved on to: a player takes the seat their seat
+    here went on to, proven by this browser's mark for it; a referee referees it."""
+    viewer = viewer_for(request, slug)
+    found = party.destination(viewer)
+    if found is None:
+        messages.warning(
+            request,
+            _(
+                "None of your characters went on with the party, so no seat waits for you "
+                "there: ask the referee for its join link."
+            ),
+        )
+        return _go(request, viewer.encounter)
+    encounter, seat = found
+    if seat is None:
+        grant_referee(request.session, encounter)
+    else:
+        grant_seat(request.session, seat)
+    return _go(request, encounter)
+
+
+@require_GET
+def export(request: HttpRequest, slug: str) -> HttpResponse:
+    """The party side as a ``fray-party`` file: the referee's only."""
+    encounter = referee_for(request, slug).encounter
+    name = slugify(encounter.name) or "encounter"
+    return json_download(party.export_json(encounter), f"fray-party-{name}.json")
+
+
+@capped_upload
+@require_http_methods(["GET", "POST"])
+def import_file(request: HttpRequest, slug: str) -> HttpResponse:
+    """A party file added to this encounter's party side; a refused file changes nothing and
+    the form says why."""
+    viewer = referee_for(request, slug)
+    form = PartyFileForm(request.POST if request.method == "POST" else None)
+    if request.method != "POST" or not form.is_valid():
+        return panel_reply(request, viewer, "party_import", form=form)
+    fresh = PartyFileForm()
+    if actions.first_result(viewer, form.cleaned_data["once"])[0]:
+        return panel_reply(request, viewer, "party_import", form=fresh, message=str(ALREADY_DONE))
+    try:
+        raw = read_upload(request, party.PARTY_FILE)
+        added = party.import_party(viewer, raw, form.cleaned_data["once"])
+    except actions.Repeated:
+        return panel_reply(request, viewer, "party_import", form=fresh, message=str(ALREADY_DONE))
+    except Refused as refused:
+        form.add_error("file", refused.message)
+        return panel_reply(request, viewer, "party_import", form=form)
+    message = _("Added to the party: %(names)s.") % {"names": ", ".join(c.name for c in added)}
+    return panel_reply(request, viewer, "party_import", done=True, form=fresh, message=message)
