@@ -73,7 +73,20 @@ HIT = roll(17, 19, 14, True, hit_ac=2)
 MISS = roll(7, 9, 14, False, hit_ac=None)
 ATTACK = {"attacker": VRK, "target": ALDRIC, "mode": "melee", "attack_name": "", "damage": None}
 
+SECRET_HARM = {"who": ALDRIC, "hp": -4, "amount": 4, "killed": True, "revived": False}
+SECRET_HELP = {"who": BRINA, "hp": 2, "amount": 2, "killed": False, "revived": True}
 OSE: list[tuple[str, dict[str, Any]]] = [
+    (
+        "roll",
+        {
+            "label": "",
+            "expr": "1d6",
+            "dice": [4],
+            "entered": False,
+            "total": 4,
+            "public": [SECRET_HARM, SECRET_HELP],
+        },
+    ),
     ("attack", ATTACK | {"roll": HIT, "damage": DAMAGE, "killed": True}),
     ("attack", ATTACK | {"roll": MISS, "mode": "missile"}),
     ("attack", ATTACK | {"helpless": "slain", "roll": None, "killed": True}),
@@ -783,7 +796,13 @@ WORD = re.compile(r"[^\W\d_]{2,}")
 
 def render(kind: str, data: dict[str, Any], language: str, *, referee: bool = True) -> str:
     entry = LogEntry(
-        seq=5, public_seq=4, kind=kind, actor=ALDRIC, by_referee=True, data=data, secret=False
+        seq=5,
+        public_seq=4,
+        kind=kind,
+        actor=ALDRIC,
+        by_referee=True,
+        data=data,
+        secret="public" in data,  # players see only what a secret entry did to what they see
     )
     with translation.override(language):
         html = render_to_string(
@@ -854,3 +873,33 @@ def test_names_need_no_grammatical_case_or_gender(language: str, expected: str) 
     text = render("attack", data, language)
     assert expected in text
     assert not re.search(r"mrtv[ýá]|мёртв|мертв[аи]й", text)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_rows_state_words_need_no_gender_and_no_english(language, encounter, player):
+    from combat.access import Viewer
+    from combat.live import render_snapshot
+    from combat.models import Condition, ConditionKind
+
+    from .conftest import character, monster
+
+    character(encounter, BRINA, hp=0, seat=player.seat)
+    monster(encounter, VRK, hp=0)
+    monster(encounter, KOG, hp_max=10, hp=3, fled=True)
+    wounded = monster(encounter, SHIP, hp_max=10, hp=8)
+    Condition.objects.create(combatant=wounded, kind=ConditionKind.ASLEEP, rounds_left=2)
+    viewer = Viewer(encounter, is_referee=False, seat=player.seat)
+    _seq, english = render_snapshot(viewer, "en")
+    _seq, html = render_snapshot(viewer, language)
+    rows = " ".join(re.findall(r'<li class="combatant[^"]*".*?</li>', html, re.S))
+    text = " ".join(unescape(re.sub(r"<[^>]+>", " ", rows)).split())
+    words = {"cs": ("mimo boj", "spánek"), "ru": ("вне боя", "сон"), "uk": ("поза боєм", "сон")}
+    for word in words[language]:
+        assert word in text, text
+    assert not re.search(
+        r"\b(mrtv[ýá]|vyřazen[ýá]|zraněn[ýá]|мёртв|ранен|повержен|мертв[аи]й|поранен[аи]й|вибув)\b",
+        text,
+    )
+    english_rows = " ".join(re.findall(r'<li class="combatant[^"]*".*?</li>', english, re.S))
+    english_text = unescape(re.sub(r"<[^>]+>", " ", english_rows))
+    assert not english_words(text, english_text), text

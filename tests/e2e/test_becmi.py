@@ -74,8 +74,8 @@ def test_a_punch_a_wrestle_and_a_ram_between_a_laptop_and_a_russian_phone(refere
     expect(odds).to_contain_text("оглушение: 36")
     # 18 hits; stun 15 − 8 = 7; the save vs death ray (10) at +4 − 1 with a 2 fails.
     result = fill_and_roll(anna, natural="18", stun_natural="15", save_natural="2")
-    expect(result).to_contain_text("безоружный удар")
-    expect(result).to_contain_text("без сознания 7 раундов")
+    expect(result).to_contain_text("Безоружный удар: Sir Kay → Ogre")
+    expect(result).to_contain_text("Ogre теряет сознание на 7 раундов.")
     strike = referee.locator("#log .entry.strike").first
     expect(strike).to_contain_text("Sir Kay strikes Ogre unarmed (punch)")
     expect(strike).to_contain_text("Ogre is knocked out for 7 rounds.")
@@ -124,6 +124,6 @@ def test_a_punch_a_wrestle_and_a_ram_between_a_laptop_and_a_russian_phone(refere
     wolf = combatant(anna, "Sea Wolf")
     expect(wolf.locator(".hull")).to_have_text("Корпус 40/100")
     expect(wolf.locator(".speed")).to_have_text("скорость 48 из 120")
-    expect(anna.locator("#log .entry.naval").first).to_contain_text("таран")
+    expect(anna.locator("#log .entry.naval").first).to_contain_text("Таран")
     # Every row's new lines and buttons fit the phone: no sideways scrolling.
     assert anna.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
