@@ -8,6 +8,7 @@ from django.urls import include, path
 
 from .views import (
     becmi,
+    bestiary,
     characters,
     group,
     pages,
@@ -35,6 +36,12 @@ encounter_patterns = [
     path("party/follow/", party.follow, name="party_follow"),
     path("combatants/new/", table.combatant_new, name="combatant_new"),
     path("combatants/quick-add/", table.quick_add, name="quick_add"),
+    path("combatants/<int:pk>/bestiary/", bestiary.save, name="bestiary_save"),
+    path("bestiary/", bestiary.add, name="bestiary"),
+    path("bestiary/<int:pk>/", bestiary.edit, name="bestiary_edit"),
+    path("bestiary/<int:pk>/delete/", bestiary.delete, name="bestiary_delete"),
+    path("bestiary/export.json", bestiary.export, name="bestiary_export"),
+    path("bestiary/import/", bestiary.import_file, name="bestiary_import"),
     path("combatants/fill/", characters.combatant_fill, name="combatant_fill"),
     path("combatants/<int:pk>/notes/", characters.combatant_notes, name="combatant_notes"),
     path("combatants/<int:pk>/", table.combatant_edit, name="combatant_edit"),
