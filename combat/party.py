@@ -156,16 +156,18 @@ def destination(viewer: Viewer) -> tuple[Encounter, Seat | None] | None:
     """Where this viewer of an encounter goes on to: the encounter the party moved on to,
     and the seat there (None for a referee, who referees it); None if nowhere (no move, or
     a player whose seat did not go on)."""
-    new_id = viewer.encounter.moved_on_to_id
-    if new_id is None:
+    if not follows(viewer):
         return None
+    new_id = viewer.encounter.moved_on_to_id
     if viewer.is_referee:
-        return Encounter.objects.get(pk=new_id), None
-    seat = Seat.objects.filter(pk=viewer.seat.moved_on_to_id, encounter_id=new_id).select_related(
-        "encounter"
+        new = Encounter.objects.filter(pk=new_id).first()
+        return (new, None) if new is not None else None
+    seat = (
+        Seat.objects.select_related("encounter")
+        .filter(pk=viewer.seat.moved_on_to_id, encounter_id=new_id)
+        .first()
     )
-    found = seat.first() if viewer.seat.moved_on_to_id is not None else None
-    return (found.encounter, found) if found is not None else None
+    return (seat.encounter, seat) if seat is not None else None
 
 
 def follows(viewer: Viewer) -> bool:

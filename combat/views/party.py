@@ -118,4 +118,6 @@ def import_file(request: HttpRequest, slug: str) -> HttpResponse:
         form.add_error("file", refused.message)
         return panel_reply(request, viewer, "party_import", form=form)
     message = _("Added to the party: %(names)s.") % {"names": ", ".join(c.name for c in added)}
+    if not request.htmx:  # a plain form is sent back to the page: the page says it
+        messages.success(request, message)
     return panel_reply(request, viewer, "party_import", done=True, form=fresh, message=message)

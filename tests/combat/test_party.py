@@ -405,6 +405,15 @@ def test_a_party_file_joins_another_encounter_as_it_left(encounter, referee, fig
     assert party.import_party(Viewer(plain, True, None), json.dumps(document).encode())
 
 
+def test_a_party_file_sent_by_a_plain_form_is_said_on_the_page(encounter, referee, fight):
+    upload = SimpleUploadedFile("party.json", party.export_json(encounter).encode())
+    url = reverse("import_party", args=[encounter.slug])
+    reply = referee.post(url, {"file": upload}, follow=True)
+    assert reply.redirect_chain == [(reverse("encounter", args=[encounter.slug]), 302)]
+    assert "Added to the party: Aldric, Brina" in reply.content.decode()
+    assert encounter.combatants.filter(name="Aldric").count() == 2
+
+
 def test_importing_a_party_file_twice_by_one_form_adds_it_once(encounter, referee, fight):
     document = party.export_party(encounter)
     before = Combatant.objects.count()
