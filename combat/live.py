@@ -182,7 +182,7 @@ class State:
                 tuple(h.key for h in held), c.speed, c.crew, c.rowers, c.rowers_lost,
                 c.hull_repaired,
                 # Monster entries (combat.monsters): attack buttons, movement, XP, specials.
-                repr(c.attacks), c.movement, c.xp, c.special_notes,
+                repr(c.attacks), c.movement, c.xp, c.special_notes, c.saves_as,
                 seat.name if seat else None,
             )  # fmt: skip
             if c.seat_id:

@@ -737,3 +737,16 @@ def test_ose_and_becmi_forms_ask_for_saves_as(referee, encounter):
         for name in ("combatant_new", "quick_add"):
             page = referee.get(_url(name, encounter), **HX).content.decode()
             assert 'name="saves_as"' in page
+
+
+def test_the_referee_s_row_says_what_a_monster_saves_as_in_their_language(referee, encounter):
+    _add_monster(referee, encounter, saves_as="MU 5")
+    bandit = encounter.combatants.get(name="Bandit")
+    encounter.refresh_from_db()
+    viewer = Viewer(encounter, is_referee=True, seat=None)
+    assert "saves as Magic-User 5" in render_snapshot(viewer, "en")[1]
+    assert "záchranné hody jako Kouzelník 5" in render_snapshot(viewer, "cs")[1]
+    _edit(referee, encounter, bandit, saves_as="T5")  # the row follows a change at once
+    encounter.refresh_from_db()
+    viewer = Viewer(encounter, is_referee=True, seat=None)
+    assert "saves as Thief 5" in render_snapshot(viewer, "en")[1]
