@@ -68,6 +68,20 @@ LOCATION = {
     "weapon_ft": 3,
     "defender_ft": 6,
 }
+# A hit in a body zone, with each of a monster's special attacks.
+ZONE_HITS: list[dict[str, Any]] = [
+    {
+        "zone_damage": 6,
+        "zone_effects": ZONE_EFFECTS,
+        "special": {"kind": "swallow", "outcome": "swallowed", "escape": 40},
+    },
+    {"special": {"kind": "seize_and_tear", "outcome": "seized_and_torn"}},
+    {"special": {"kind": "swallow", "outcome": "escaped", "escape": 12}},
+    {"special": {"kind": "constriction", "round": 2, "bonus": 3}},
+    {"special": {"kind": "constriction", "round": 1, "bonus": 0}},
+    {"special": {"kind": "swallow", "needed": 19}},
+    {"special": {"kind": "seize_and_tear", "needed": 19}},
+]
 DAMAGE = {"expr": "1d8", "dice": [5], "entered": False, "mods": [[1, "str"]], "total": 6}
 HIT = roll(17, 19, 14, True, hit_ac=2)
 MISS = roll(7, 9, 14, False, hit_ac=None)
@@ -91,57 +105,9 @@ OSE: list[tuple[str, dict[str, Any]]] = [
     ("attack", ATTACK | {"roll": MISS, "mode": "missile"}),
     ("attack", ATTACK | {"helpless": "slain", "roll": None, "killed": True}),
     ("attack", ATTACK | {"helpless": "hit", "roll": None, "damage": DAMAGE}),
-    (
-        "attack",
-        ATTACK
-        | {
-            "roll": HIT,
-            "damage": DAMAGE,
-            "location": LOCATION,
-            "zone_damage": 6,
-            "zone_effects": ZONE_EFFECTS,
-            "special": {"kind": "swallow", "outcome": "swallowed", "escape": 40},
-        },
-    ),
-    (
-        "attack",
-        ATTACK
-        | {
-            "roll": HIT,
-            "damage": DAMAGE,
-            "location": LOCATION,
-            "special": {"kind": "seize_and_tear", "outcome": "seized_and_torn"},
-        },
-    ),
-    (
-        "attack",
-        ATTACK
-        | {
-            "roll": HIT,
-            "damage": DAMAGE,
-            "location": LOCATION,
-            "special": {"kind": "swallow", "outcome": "escaped", "escape": 12},
-        },
-    ),
-    (
-        "attack",
-        ATTACK
-        | {
-            "roll": HIT,
-            "damage": DAMAGE,
-            "location": LOCATION,
-            "special": {"kind": "constriction", "round": 2, "bonus": 3},
-        },
-    ),
-    (
-        "attack",
-        ATTACK
-        | {
-            "roll": HIT,
-            "damage": DAMAGE,
-            "location": LOCATION,
-            "special": {"kind": "swallow", "needed": 19},
-        },
+    *(
+        ("attack", ATTACK | {"roll": HIT, "damage": DAMAGE, "location": LOCATION} | extra)
+        for extra in ZONE_HITS
     ),
     ("attack", {"attacker": VRK, "skipped": "attacker_dead", "group": {"kind": "attack"}}),
     ("attack", {"attacker": VRK, "target": ALDRIC, "skipped": "target_dead"}),
