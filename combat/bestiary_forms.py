@@ -9,11 +9,10 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from . import bestiary, monsters
+from .classes import SAVE_FIELDS
 from .forms import OnceMixin
 from .models import BestiaryEntry, Combatant, Encounter, Side
 from .transfer import Refused
-
-SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 
 
 def entry_label(entry: BestiaryEntry) -> str:
@@ -95,6 +94,8 @@ class EntryForm(forms.ModelForm):
         self.order_fields(["entry_name"])
         self.fields["hit_dice"].required = True
         self.fields["hit_dice"].help_text = _("As written, e.g. 1-1, 2+1, 4*")
+        for name in ("thac0", *SAVE_FIELDS):  # empty: from the Hit Dice, as on the table
+            self.fields[name].required = False
 
     def clean_entry_name(self) -> str:
         name = self.cleaned_data["entry_name"].strip()
@@ -110,6 +111,9 @@ class EntryForm(forms.ModelForm):
         if self.errors:
             return data
         stats = self.entry.stats | {name: data[name] for name in self._meta.fields if name in data}
+        for name in ("thac0", *SAVE_FIELDS):
+            if stats.get(name) is None:  # left empty: from the Hit Dice in the entry's system
+                stats.pop(name, None)
         try:
             monster = bestiary.monster_from(
                 stats, Encounter(system=self.entry.system), data["entry_name"]

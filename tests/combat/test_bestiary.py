@@ -4,7 +4,6 @@ the bestiary as a file (round trip, refusals, a Hypothesis fuzz, who may)."""
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from combat.models import BestiaryEntry, Combatant, Encounter, Kind, RulesSystem
 from rules import dice, ose
 
 from .conftest import character, monster
+from .test_transfer import fuzzed
 
 DATA = Path(__file__).parent / "data" / "starter_bestiary.json"
 
@@ -446,33 +446,6 @@ def test_an_import_without_the_csrf_token_is_refused(encounter):
     assert _import(client, encounter, b"{}").status_code == 403
 
 
-JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
-    max_leaves=20,
-)
-
-
-def _paths(document: object, prefix: tuple = ()) -> list[tuple]:
-    found = [prefix] if prefix else []
-    if isinstance(document, dict):
-        for key, value in document.items():
-            found += _paths(value, (*prefix, key))
-    elif isinstance(document, list):
-        for index, value in enumerate(document):
-            found += _paths(value, (*prefix, index))
-    return found
-
-
-def _mutated(document: object, path: list, value: object) -> object:
-    document = copy.deepcopy(document)
-    target = document
-    for step in path[:-1]:
-        target = target[step]
-    target[path[-1]] = value
-    return document
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_fuzzed_files_never_give_a_server_error_nor_a_partial_import(encounter, referee, data):
@@ -483,21 +456,10 @@ def test_fuzzed_files_never_give_a_server_error_nor_a_partial_import(encounter, 
             BRUTE | {"name": "Mire rat", "hit_dice": "½", "movement": "60'"},
         ]
     }
-    if data.draw(st.booleans()):
-        document = data.draw(JSON)
-        if data.draw(st.booleans()):
-            document = {"format": "fray-bestiary", "version": 1, "entries": document}
-    else:
-        document = copy.deepcopy(base)
-        for _ in range(data.draw(st.integers(1, 3))):
-            paths = _paths(document)
-            if not paths:
-                break
-            path = data.draw(st.sampled_from(paths))
-            document = _mutated(document, list(path), data.draw(JSON))
-    try:
-        raw = json.dumps(document).encode()
-    except ValueError:
+    raw = fuzzed(
+        data, base, lambda document: {"format": "fray-bestiary", "version": 1, "entries": document}
+    )
+    if raw is None:
         return
     before = list(BestiaryEntry.objects.values("pk", "name", "stats"))
     reply = _import(referee, encounter, raw, **{"hx-request": "true"})
@@ -529,3 +491,19 @@ def test_character_rows_offer_no_save_to_bestiary(encounter, referee):
     hero = character(encounter, "Hero")
     page = referee.get(_url("encounter", encounter)).content.decode()
     assert _url("bestiary_save", encounter, hero.pk) not in page
+
+
+def test_thac0_and_saves_left_empty_in_an_edit_come_from_the_new_hit_dice(
+    encounter, referee, entry
+):
+    values = {"entry_name": "Cave brute", "ac": 5, "hit_dice": "9", "thac0": "", "morale": ""}
+    values |= dict.fromkeys(
+        ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells"), ""
+    )
+    reply = referee.post(
+        _url("bestiary_edit", encounter, entry.pk), values, headers={"hx-request": "true"}
+    )
+    assert "Saved Cave brute." in reply.content.decode()
+    entry.refresh_from_db()
+    assert entry.stats["thac0"] == ose.monster_thac0("9")
+    assert entry.stats["save_death"] == ose.monster_saves("9")["death"]

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -350,14 +351,13 @@ def _paths(document: object, prefix: tuple = ()) -> list[tuple]:
     return found
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-@given(data=st.data())
-def test_fuzzed_files_never_give_a_server_error_nor_a_partial_import(campaign, data):
-    base = _valid(campaign)
+def fuzzed(data: st.DataObject, base: dict, wrap: Callable[[object], dict]) -> bytes | None:
+    """A file for a fuzzed import: any JSON (wrapped as the format's, half the time), or ``base``
+    with one to three of its values replaced by any JSON; None if it cannot be JSON."""
     if data.draw(st.booleans()):
         document = data.draw(JSON)
         if data.draw(st.booleans()):
-            document = {"format": "fray-encounter", "version": 1, "encounter": document}
+            document = wrap(document)
     else:
         document = copy.deepcopy(base)
         for _ in range(data.draw(st.integers(1, 3))):
@@ -367,8 +367,20 @@ def test_fuzzed_files_never_give_a_server_error_nor_a_partial_import(campaign, d
             path = data.draw(st.sampled_from(paths))
             document = _mutated(document, list(path), data.draw(JSON))
     try:
-        raw = json.dumps(document).encode()
+        return json.dumps(document).encode()
     except ValueError:
+        return None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_fuzzed_files_never_give_a_server_error_nor_a_partial_import(campaign, data):
+    raw = fuzzed(
+        data,
+        _valid(campaign),
+        lambda document: {"format": "fray-encounter", "version": 1, "encounter": document},
+    )
+    if raw is None:
         return
     counts = (Encounter.objects.count(), Combatant.objects.count(), Condition.objects.count())
     reply = _import(Client(), raw)
