@@ -17,6 +17,8 @@ SAVE_KEYS = ("death", "wands", "paralysis", "breath", "spells")
 ENCOUNTER_PAGE = re.compile(r"/e/[^/]+/$")
 # The odds line as it reads in any of Fray's languages: "needs 11+ · 55%", "cíl 11+ · 55 %".
 ODDS_LINE = re.compile(r"\d+\+ · [\d.,]+\s?%")
+# The attack button by its whole name: "B: Breath attacks", a save's, contains "attack" too.
+ATTACK = {"name": "Attack", "exact": True}
 
 # --- What the people at the table do --------------------------------------------------------
 #
@@ -191,15 +193,15 @@ def test_a_players_attack_reaches_every_screen_without_a_reload(referee, phone):
     join(anna, join_link, "Anna")
     expect(referee.locator("#seats")).to_contain_text("Anna")  # live: the referee never reloads
     expect(combatant(anna, "Aldric")).to_be_visible()
-    expect(combatant(anna, "Aldric").get_by_role("link", name="Attack")).to_have_count(0)
+    expect(combatant(anna, "Aldric").get_by_role("link", **ATTACK)).to_have_count(0)
 
     give(referee, "Aldric", "Anna")
-    expect(combatant(anna, "Aldric").get_by_role("link", name="Attack")).to_be_visible()
+    expect(combatant(anna, "Aldric").get_by_role("link", **ATTACK)).to_be_visible()
 
     boris = phone()
     join(boris, join_link, "Boris")
     expect(referee.locator("#seats")).to_contain_text("Boris")
-    expect(combatant(boris, "Aldric").get_by_role("link", name="Attack")).to_have_count(0)
+    expect(combatant(boris, "Aldric").get_by_role("link", **ATTACK)).to_have_count(0)
 
     panel = open_attack(anna, "Aldric", "Goblin 2")
     expect(panel.locator("output.odds")).to_have_text(re.compile(r"needs \d+\+ · [\d.]+%"))
@@ -250,7 +252,10 @@ def test_a_phone_in_czech_shows_czech_terms_while_the_referee_stays_in_english(r
     wait_until_live(anna)
     aldric = combatant(anna, "Aldric")
     expect(aldric.locator(".ac abbr")).to_have_text("TZ")
-    expect(aldric.locator(".saves .button")).to_have_text(["S", "H", "P", "D", "K"])
+    # Each save's letter, and its whole name for a screen reader (a phone shows no tooltip).
+    saves = aldric.locator(".saves .button")
+    expect(saves).to_have_text(["S", "H", "P", "D", "K"])
+    expect(saves.first).to_have_accessible_name("S: Smrt nebo jed")
 
     open_attack(anna, "Aldric", "Goblin 1")
     result = roll_attack(anna, natural=17, damage="1d6", damage_dice="2")
