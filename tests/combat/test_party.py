@@ -3,7 +3,6 @@ players' seats following, and as a ``fray-party`` file exported and imported bac
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 
@@ -29,7 +28,7 @@ from combat.models import (
 from combat.rounds import check_morale, roll_initiative, start
 
 from .conftest import character, monster
-from .test_transfer import JSON, _mutated, _paths
+from .test_transfer import _mutated, fuzzed
 
 pytestmark = pytest.mark.django_db
 
@@ -493,27 +492,17 @@ def test_the_referee_tools_offer_the_party_and_a_player_s_page_does_not(encounte
 # --- fuzz ----------------------------------------------------------------------------------
 
 
+def _as_party_file(listed: object) -> dict:
+    return {"format": "fray-party", "version": 1, "combatants": listed}
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
 def test_fuzzed_party_files_never_give_a_server_error_nor_a_partial_import(
     encounter, referee, fight, data
 ):
-    base = party.export_party(encounter)
-    if data.draw(st.booleans()):
-        document = data.draw(JSON)
-        if data.draw(st.booleans()):
-            document = {"format": "fray-party", "version": 1, "combatants": document}
-    else:
-        document = copy.deepcopy(base)
-        for _ in range(data.draw(st.integers(1, 3))):
-            paths = _paths(document)
-            if not paths:
-                break
-            path = data.draw(st.sampled_from(paths))
-            document = _mutated(document, list(path), data.draw(JSON))
-    try:
-        raw = json.dumps(document).encode()
-    except ValueError:
+    raw = fuzzed(data, party.export_party(encounter), _as_party_file)
+    if raw is None:
         return
     before = set(encounter.combatants.values_list("pk", flat=True))
     conditions = Condition.objects.count()
@@ -521,7 +510,7 @@ def test_fuzzed_party_files_never_give_a_server_error_nor_a_partial_import(
     assert reply.status_code < 500
     added = encounter.combatants.exclude(pk__in=before)
     if b"Added to the party" in reply.content:
-        assert added.count() == len(document["combatants"])  # all of them, or none
+        assert added.count() == len(json.loads(raw)["combatants"])  # all of them, or none
         assert set(added.values_list("side", flat=True)) == {Side.PARTY}
         assert referee.get(reverse("encounter", args=[encounter.slug])).status_code == 200
         for combatant in added:  # the forms that read a combatant's stored fields draw
