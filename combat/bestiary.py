@@ -24,7 +24,7 @@ from django.utils.translation import gettext_lazy as _
 from rules import dice, ose
 from rules.errors import RulesError
 
-from . import actions, systems, transfer, zones
+from . import actions, classes, systems, transfer, zones
 from .access import Viewer
 from .errors import message_for
 from .models import HP_LIMIT, BestiaryEntry, Campaign, Combatant, Encounter, RulesSystem
@@ -96,7 +96,8 @@ def monster_from(
     stats: Any, encounter: Encounter, where: Any, *, name: str = "-", hp: int = 1, **fixed: Any
 ) -> Combatant:
     """An unsaved combatant of ``encounter`` from a stat block, checked as an imported one is.
-    THAC0 and saves not given come from the Hit Dice in the encounter's system."""
+    THAC0 and saves not given come from the Hit Dice in the encounter's system (the saves from
+    what it saves as, if it names that)."""
     if not isinstance(stats, dict):
         raise Refused(_("Not a JSON object: %(where)s.") % {"where": where})
     hit_dice = stats.get("hit_dice")
@@ -104,7 +105,8 @@ def monster_from(
     filled = dict(stats)
     try:
         filled.setdefault("thac0", systems.monster_thac0(encounter.system, hit_dice))
-        for key, value in ose.monster_saves(hit_dice).items():
+        row = _saves_as(encounter.system, filled.get("saves_as")) or ose.monster_saves(hit_dice)
+        for key, value in row.items():
             filled.setdefault(f"save_{key}", value)
     except RulesError as error:
         raise Refused(_wrong("hit_dice", where, message_for(error))) from None
@@ -121,6 +123,17 @@ def monster_from(
     )
     check_combatant(combatant, where)
     return combatant
+
+
+def _saves_as(system: str, key: Any) -> dict[str, int]:
+    """The saves of what a monster saves as ("thief:1"), if that reads in ``system``; a key
+    that does not is left to the model's own check to name."""
+    if not isinstance(key, str) or not key:
+        return {}
+    try:
+        return classes.saves_as_saves(system, key)
+    except (RulesError, LookupError, ValueError):
+        return {}
 
 
 def entry_from(data: Any, where: Any, *, system: str | None = None) -> BestiaryEntry:

@@ -8,7 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from . import bestiary, monsters
+from . import bestiary, classes, monsters
 from .classes import SAVE_FIELDS
 from .forms import OnceMixin
 from .models import BestiaryEntry, Combatant, Encounter, Side
@@ -77,6 +77,7 @@ class EntryForm(forms.ModelForm):
             "ac",
             "hit_dice",
             "thac0",
+            "saves_as",
             *SAVE_FIELDS,
             "morale",
             "attacks",
@@ -84,7 +85,7 @@ class EntryForm(forms.ModelForm):
             "xp",
             "special_notes",
         ]
-        field_classes = {"attacks": monsters.AttacksField}
+        field_classes = {"attacks": monsters.AttacksField, "saves_as": monsters.SavesAsField}
         widgets = {"special_notes": forms.Textarea(attrs={"rows": 2})}
 
     def __init__(self, *args: Any, entry: BestiaryEntry, **kwargs: Any) -> None:
@@ -96,6 +97,8 @@ class EntryForm(forms.ModelForm):
         self.fields["hit_dice"].help_text = _("As written, e.g. 1-1, 2+1, 4*")
         for name in ("thac0", *SAVE_FIELDS):  # empty: from the Hit Dice, as on the table
             self.fields[name].required = False
+        if not classes.has_class_tables(entry.system):  # Dolmenwood's classes are not known
+            self.fields.pop("saves_as")
 
     def clean_entry_name(self) -> str:
         name = self.cleaned_data["entry_name"].strip()

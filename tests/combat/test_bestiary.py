@@ -507,3 +507,18 @@ def test_thac0_and_saves_left_empty_in_an_edit_come_from_the_new_hit_dice(
     entry.refresh_from_db()
     assert entry.stats["thac0"] == ose.monster_thac0("9")
     assert entry.stats["save_death"] == ose.monster_saves("9")["death"]
+
+
+def test_saves_as_a_class_fill_the_saves_an_entry_leaves_out(encounter, referee, entry):
+    from combat import classes
+
+    fighter = classes.saves_as_saves("ose", "fighter:3")
+    built = bestiary.entry_from(BRUTE | {"saves_as": "fighter:3"}, "test")
+    assert built.stats["save_death"] == fighter["death"]
+    values = {"entry_name": "Cave brute", "ac": 5, "hit_dice": "3", "saves_as": "F3"}
+    referee.post(_url("bestiary_edit", encounter, entry.pk), values)
+    entry.refresh_from_db()
+    assert entry.stats["saves_as"] == "fighter:3"
+    assert [entry.stats[f"save_{k}"] for k in fighter] == list(fighter.values())
+    bandit = bestiary.starter(RulesSystem.OSE).find("bandit")
+    assert bandit.stats["saves_as"] == "thief:1"
