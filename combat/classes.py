@@ -310,7 +310,12 @@ def saves_as_key(klass: str, level: int | None) -> str:
 def split_saves_as(key: Any) -> tuple[str, int | None] | None:
     """A stored key as a class and level (or :data:`NORMAL_HUMAN` and None); None if it is not
     one."""
-    return (NORMAL_HUMAN, None) if key == NORMAL_HUMAN else parse_filled_from(key)
+    if key == NORMAL_HUMAN:
+        return NORMAL_HUMAN, None
+    klass, sep, level = str(key or "").partition(":")
+    if klass not in CharacterClass.values or not (sep and level.isascii() and level.isdigit()):
+        return None
+    return klass, int(level)
 
 
 def format_saves_as(key: Any) -> str:

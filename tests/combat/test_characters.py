@@ -623,6 +623,7 @@ def test_a_changed_saves_as_refills_only_what_it_gave(referee, encounter):
         ({"saves_as": "F15"}, "Levels of this class: 1 to 14."),
         ({"saves_as": "Halfling 9"}, "Levels of this class: 1 to 8."),
         ({"saves_as": "F0"}, "Levels of this class: 1 to 14."),
+        ({"saves_as": "Fighter 100000"}, "Levels of this class: 1 to 14."),
         ({"saves_as": "F3", "kind": "character"}, "Only a monster or a normal human saves as"),
         ({"saves_as": "F" * 41}, "A class and level as a stat block writes them"),
         ({"saves_as": "F\x003"}, "Null characters are not allowed."),
@@ -750,3 +751,27 @@ def test_the_referee_s_row_says_what_a_monster_saves_as_in_their_language(refere
     encounter.refresh_from_db()
     viewer = Viewer(encounter, is_referee=True, seat=None)
     assert "saves as Thief 5" in render_snapshot(viewer, "en")[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_any_text_typed_as_saves_as_is_read_or_refused_with_a_message(text):
+    try:
+        klass, level = classes.parse_saves_as(text)
+    except classes.SavesAsError as error:
+        assert str(error.message)
+    else:
+        key = classes.saves_as_key(klass, level)
+        assert classes.split_saves_as(key) == (klass, level)  # stored as read
+        shown = classes.format_saves_as(key)  # as the edit form shows it back
+        assert classes.saves_as_key(*classes.parse_saves_as(shown)) == key
+
+
+@pytest.mark.parametrize("language", ["en", "cs", "ru", "uk"])
+def test_what_the_edit_form_shows_back_reads_back_in_every_language(language):
+    from django.utils import translation
+
+    with translation.override(language):
+        for key in ("magic-user:3", "halfling:2", "thief:36", classes.NORMAL_HUMAN):
+            shown = classes.format_saves_as(key)
+            assert classes.saves_as_key(*classes.parse_saves_as(shown)) == key
