@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.db import transaction
 from django.forms import Form
 from django.http import HttpRequest, HttpResponse
@@ -164,9 +165,10 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
                 actions.touch(viewer, data["once"])
         except actions.Repeated:
             return _sent_twice(request, viewer, "quick_add", fresh)
-        return panel_reply(
-            request, viewer, "quick_add", done=True, form=fresh, message=_added(data)
-        )
+        added = _added(data)
+        if not request.htmx:  # a plain post is redirected: the page it lands on says it
+            messages.success(request, added)
+        return panel_reply(request, viewer, "quick_add", done=True, form=fresh, message=added)
     return panel_reply(request, viewer, "quick_add", form=form)
 
 

@@ -124,3 +124,9 @@ def test_a_confirmed_undo_from_the_whole_log_comes_back_to_the_whole_log(
     goblin.refresh_from_db()
     assert goblin.hp == goblin.hp_max
     assert LogEntry.objects.filter(undoes=entry).exists()
+
+
+def test_quick_add_without_javascript_says_it_on_the_page_it_lands_on(referee, encounter):
+    values = {"count": 2, "name": "Orc", "ac": 6, "hit_dice": "1", "side": "foes"}
+    response = referee.post(reverse("quick_add", args=[encounter.slug]), values, follow=True)
+    assert "2 monsters added: Orc 1–2." in response.content.decode()
