@@ -231,7 +231,8 @@ class SavesAsField(forms.CharField):
         kwargs.setdefault("label", _("Saves as"))
         super().__init__(**kwargs)
         self.help_text = _(
-            "A class and level (Fighter 3, F3, Dwarf 2) or Normal human: fills the five saves."
+            "Monsters: a class and level (Fighter 3, F3, Dwarf 2) or Normal human; fills the five "
+            "saves."
         )
 
     def to_python(self, value: Any) -> str:
