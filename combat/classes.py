@@ -287,10 +287,12 @@ def parse_saves_as(text: str) -> tuple[str, int | None]:
     :data:`NORMAL_HUMAN` and None. Raises :class:`SavesAsError` for anything else. The level is
     not checked against a system's tables here (see :func:`saves_as_saves`)."""
     text = str(text or "").strip().lower()
+    if len(text) > SAVES_AS_TYPED_LIMIT:  # before any work: no stat block writes more
+        raise SavesAsError(NOT_SAVES_AS)
     numbers = re.findall(r"[0-9]+", text)
     words = re.findall(r"[^\W\d_]+", _ORDINAL.sub(" ", text))
     name = _names().get("".join(w for w in words if w not in _FILLER))
-    if len(text) > SAVES_AS_TYPED_LIMIT or len(numbers) > 1 or name is None:
+    if len(numbers) > 1 or name is None:
         raise SavesAsError(NOT_SAVES_AS)
     level = int(numbers[0]) if numbers else None
     if name == NORMAL_HUMAN:
