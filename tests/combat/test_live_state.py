@@ -11,7 +11,7 @@ from django.conf import settings
 from combat import actions
 from combat.access import Viewer
 from combat.live import State
-from combat.models import Encounter
+from combat.models import Combatant, Encounter, Seat
 from rules import dice as rules_dice
 
 from .conftest import character, monster
@@ -69,3 +69,48 @@ def test_a_state_read_for_other_audiences_than_the_last_reads_the_log_whole():
     players_only = State.load(encounter.pk, referee=False, players=True)
     state = State.load(encounter.pk, referee=True, players=True, previous=players_only)
     _same_logs(state, State.load(encounter.pk, referee=True, players=True))
+
+
+# --- Rows kept from the last reading --------------------------------------------------------
+
+
+def _rows(state: State) -> list[tuple]:
+    """Every stored field of every combatant and seat, as the state holds them."""
+    return [_rows_of(c) for c in state.combatants] + [_rows_of(s) for s in state.seats.values()]
+
+
+def test_a_state_read_since_the_last_one_has_the_rows_a_whole_reading_has():
+    """However a row changes (a plain update that no model code sees, a new row, a row
+    deleted, a seat renamed or gone), the rows read since the last state are those read
+    whole, in the same order, and each unchanged row is the last state's own instance."""
+    encounter = Encounter.objects.create(name="Crypt")
+    hero = character(encounter, "Aldric")
+    goblin = monster(encounter, "Goblin", hp_max=9, hp=9)
+    seat = Seat.objects.create(encounter=encounter, name="Anna")
+    character(encounter, "Brina", seat=seat)
+    changes = [
+        lambda: Combatant.objects.filter(pk=goblin.pk).update(hp=4),
+        lambda: Combatant.objects.filter(pk=hero.pk).update(zones={"plan": [1]}, notes="torch"),
+        lambda: monster(encounter, "Another goblin"),
+        lambda: Seat.objects.filter(pk=seat.pk).update(name="Anna K."),
+        lambda: Combatant.objects.filter(pk=goblin.pk).delete(),
+        lambda: Seat.objects.filter(pk=seat.pk).delete(),
+        lambda: None,
+    ]
+    previous = State.load(encounter.pk)
+    for change in changes:
+        change()
+        state = State.load(encounter.pk, previous=previous)
+        whole = State.load(encounter.pk)
+        assert _rows(state) == _rows(whole)
+        assert [c.seat_id for c in state.combatants] == [c.seat_id for c in whole.combatants]
+        for c in state.combatants:
+            assert c.encounter is state.encounter  # not the last state's encounter
+            was = previous.by_pk.get(c.pk)
+            if was is not None and _rows_of(was) == _rows_of(c):
+                assert c is was, "an unchanged row is not made again"
+        previous = state
+
+
+def _rows_of(obj) -> tuple:
+    return tuple(getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields)
