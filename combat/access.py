@@ -18,6 +18,20 @@ from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest
 
 from .models import Combatant, Encounter, Seat
+from .prepared import Prepared
+
+_BY_SLUG = Prepared(lambda slug: Encounter.objects.filter(slug=slug))
+_COMBATANTS = Prepared(lambda pk: Combatant.objects.filter(encounter=pk))
+
+
+def encounter_rows(encounter: Encounter) -> list[Combatant]:
+    """``encounter.combatants.all()``, in their order, each knowing its encounter."""
+    rows = list(_COMBATANTS(encounter.pk))
+    remember = Combatant.encounter.field.set_cached_value
+    for row in rows:
+        remember(row, encounter)
+    return rows
+
 
 REFEREE_KEY = "referee"
 SEATS_KEY = "seats"
@@ -48,7 +62,7 @@ class Viewer:
         seq = self.encounter.seq
         read = self.__dict__.get("_combatants")
         if read is None or read[0] != seq:
-            read = (seq, list(self.encounter.combatants.all()))
+            read = (seq, encounter_rows(self.encounter))
             object.__setattr__(self, "_combatants", read)  # a cache, not part of the value
         return read[1]
 
@@ -138,7 +152,7 @@ def viewer_from_session(session: MutableMapping[str, Any], encounter: Encounter)
 
 def viewer_of(session: MutableMapping[str, Any], slug: str) -> Viewer | None:
     """Who this session is at encounter ``slug``; None for a stranger or no such encounter."""
-    encounter = Encounter.objects.filter(slug=slug).first()
+    encounter = next(iter(_BY_SLUG(slug)), None)
     return None if encounter is None else viewer_from_session(session, encounter)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Model
+from django.db.models import Model, Q
 
 from rules import dice, ose
 from rules.core import Modifier
@@ -26,12 +26,14 @@ from .models import (
     HP_FLOOR,
     ActionKey,
     Combatant,
+    Condition,
     ConditionKind,
     EntryKind,
     HelplessRule,
     LogEntry,
     Side,
 )
+from .prepared import Prepared
 
 RNG = secrets.SystemRandom()
 
@@ -50,11 +52,7 @@ def first_result(viewer: Viewer, key: str) -> tuple[bool, LogEntry | None]:
     the form then says what is wrong with it."""
     if not key or len(key) > ActionKey._meta.get_field("key").max_length or "\x00" in key:
         return False, None
-    found = (
-        ActionKey.objects.filter(encounter=viewer.encounter, key=key)
-        .select_related("entry")
-        .first()
-    )
+    found = next(iter(_KEY(viewer.encounter.pk, key)), None)
     return found is not None, found.entry if found else None
 
 
@@ -74,8 +72,22 @@ def _mods(modifiers: Sequence[Modifier]) -> list[list[Any]]:
     return [[m.value, m.reason] for m in modifiers]
 
 
+# The queries every action asks, their SQL written once (combat.prepared).
+_KEY = Prepared(lambda encounter, key: ActionKey.objects.filter(encounter=encounter, key=key))
+_LOCKED = Prepared(
+    lambda first, second, encounter: (
+        Combatant.objects.select_for_update()
+        .filter(Q(pk=first) | Q(pk=second), encounter=encounter)
+        .order_by("pk")
+    )
+)
+_RUNNING_KINDS = Prepared(
+    lambda combatant: Condition.objects.filter(combatant=combatant).running().values_list("kind")
+)
+
+
 def _locked(viewer: Viewer, combatant: Combatant) -> Combatant:
-    return Combatant.objects.select_for_update().get(pk=combatant.pk, encounter=viewer.encounter)
+    return _locked_pair(viewer, combatant, combatant)[0]
 
 
 def _locked_pair(
@@ -83,12 +95,12 @@ def _locked_pair(
 ) -> tuple[Combatant, Combatant]:
     """Lock two combatants in id order, so two attacks in opposite directions at once never
     deadlock on PostgreSQL."""
-    rows = {
-        c.pk: c
-        for c in Combatant.objects.select_for_update()
-        .filter(pk__in=[first.pk, second.pk], encounter=viewer.encounter)
-        .order_by("pk")
-    }
+    encounter = viewer.encounter
+    rows = {c.pk: c for c in _LOCKED(first.pk, second.pk, encounter.pk)}
+    if first.pk not in rows or second.pk not in rows:
+        raise Combatant.DoesNotExist
+    for row in rows.values():
+        Combatant.encounter.field.set_cached_value(row, encounter)
     return rows[first.pk], rows[second.pk]
 
 
@@ -145,6 +157,7 @@ def _record(
         effects=list(effects),
         undoes=undoes,
     )
+    entry.undo_seq = None  # nothing has undone it yet: no query to ask (LogEntry.undone_seq)
     _claim(viewer, once, entry)
     announce(encounter)
     return entry
@@ -310,7 +323,7 @@ def attack(
 
 
 def _active_conditions(combatant: Combatant) -> list[str]:
-    return list(combatant.conditions.running().values_list("kind", flat=True))
+    return [kind for (kind,) in _RUNNING_KINDS.rows(combatant.pk)]
 
 
 def _able(combatant: Combatant) -> Combatant:

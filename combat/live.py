@@ -33,6 +33,7 @@ from django.utils import translation
 
 from .access import Viewer, referee_mark
 from .models import Combatant, Condition, Encounter, LogEntry, PendingSave, Seat, Side
+from .prepared import Prepared
 
 if TYPE_CHECKING:
     from .rounds import Standing
@@ -59,10 +60,15 @@ def announce(encounter: Encounter) -> None:
     transaction.on_commit(send)
 
 
+_PENDING = Prepared(
+    lambda encounter_id: PendingSave.objects.filter(encounter=encounter_id, resolved=False)
+)
+
+
 def pending_by_combatant(encounter: Encounter) -> dict[int, list[PendingSave]]:
     """The saves area effects left to players, by combatant: one query for all rows."""
     found: dict[int, list[PendingSave]] = {}
-    for pending in PendingSave.objects.filter(encounter=encounter, resolved=False):
+    for pending in _PENDING(encounter.pk):
         found.setdefault(pending.combatant_id, []).append(pending)
     return found
 
@@ -205,8 +211,7 @@ class State:
         is read as what changed since then only."""
         from .rounds import conditions_by_combatant  # built on this module
 
-        # With where its party went on to (combat.party), in the same query.
-        encounter = Encounter.objects.select_related("moved_on_to").filter(pk=encounter_id).first()
+        encounter = next(iter(_ENCOUNTER(encounter_id)), None)
         if encounter is None:
             return None
         referee_log, public_log = _logs(
@@ -270,10 +275,7 @@ def _logs(
         and (previous.referee_log is not None or not referee)
         and (previous.public_log is not None or not players)
     ):
-        since = previous.seq
-        changed = list(
-            log_for(encounter, referee=True).filter(Q(seq__gt=since) | Q(undone_by__seq__gt=since))
-        )
+        changed = list(_LOG_SINCE(encounter.pk, previous.seq))
         return (
             _merged(previous.referee_log, changed, window) if referee else None,
             _merged(
@@ -309,26 +311,35 @@ def _reread(
     only the rows that differ from the previous load are read again as instances. A row
     changed between the two reads is read again next time: what is remembered of it is the
     first read's."""
-    rows = model._default_manager.filter(encounter=encounter)
-    with connections[rows.db].cursor() as cursor:
-        cursor.execute(_everything(model, rows.db), (encounter.pk,))
+    using = model._default_manager.db
+    with connections[using].cursor() as cursor:
+        cursor.execute(_everything(model, using), (encounter.pk,))
         now = cursor.fetchall()
     stored[model] = {row[0]: row for row in now}
-    if previous is None:
-        return list(rows)
-    before, kept = previous.stored.get(model, {}), _instances(previous, model)
+    kept = _instances(previous, model) if previous is not None else {}
+    before = previous.stored.get(model, {}) if previous is not None else {}
     changed = {row[0] for row in now if row[0] not in kept or before.get(row[0]) != row}
-    fresh = {obj.pk: obj for obj in rows.filter(pk__in=changed)} if changed else {}
+    if len(changed) > _FEW:
+        fresh = {obj.pk: obj for obj in _ALL[model](encounter.pk) if obj.pk in changed}
+    else:
+        fresh = {obj.pk: obj for pk in changed for obj in _ONE[model](pk)}
     found = (fresh.get(row[0]) if row[0] in changed else kept[row[0]] for row in now)
     return [obj for obj in found if obj is not None]  # None: gone between the two reads
 
 
+_FEW = 4  # rows changed at most to read them one by one, rather than all
+_ONE = {m: Prepared(lambda pk, m=m: m._default_manager.filter(pk=pk)) for m in (Combatant, Seat)}
+_ALL = {
+    m: Prepared(lambda pk, m=m: m._default_manager.filter(encounter=pk)) for m in (Combatant, Seat)
+}
+
+
 @functools.cache
-def _everything(model: type[Model], db: str) -> str:
+def _everything(model: type[Model], using: str) -> str:
     """The SQL that reads every column of an encounter's rows of ``model``, id first."""
     names = [f.attname for f in model._meta.concrete_fields]
     assert names[0] == model._meta.pk.attname
-    rows = model._default_manager.db_manager(db).filter(encounter_id=0).values_list(*names)
+    rows = model._default_manager.db_manager(using).filter(encounter_id=0).values_list(*names)
     sql, params = rows.query.sql_with_params()
     assert params == (0,), params
     return sql
@@ -340,6 +351,15 @@ def _instances(state: State, model: type[Model]) -> dict[int, Any]:
     if model is Seat:
         return state.seats
     raise TypeError(model)
+
+
+_ENCOUNTER = Prepared(lambda pk: Encounter.objects.filter(pk=pk))
+# The log entries written or undone since a number: what changed in the log.
+_LOG_SINCE = Prepared(
+    lambda encounter_id, since: log_for(Encounter(pk=encounter_id), referee=True).filter(
+        Q(seq__gt=since) | Q(undone_by__seq__gt=since)
+    )
+)
 
 
 def _merged(kept: list[LogEntry] | None, changed: list[LogEntry], window: int) -> list[LogEntry]:

@@ -32,6 +32,7 @@ from .access import Viewer
 from .actions import RNG, _record, touch
 from .errors import Refused
 from .models import Combatant, Condition, Encounter, EntryKind, InitiativeMode, LogEntry, Side
+from .prepared import Prepared
 
 SIDES = (Side.PARTY, Side.FOES)
 STEP_LABELS = {
@@ -177,10 +178,15 @@ def _side_state(
     )
 
 
+_RUNNING = Prepared(
+    lambda encounter_id: Condition.objects.filter(combatant__encounter=encounter_id).running()
+)
+
+
 def conditions_by_combatant(encounter: Encounter) -> dict[int, list[Condition]]:
     """Every condition running in the encounter, by combatant: one query for all rows."""
     found: dict[int, list[Condition]] = {}
-    for condition in Condition.objects.filter(combatant__encounter=encounter).running():
+    for condition in _RUNNING(encounter.pk):
         found.setdefault(condition.combatant_id, []).append(condition)
     return found
 

@@ -1,0 +1,85 @@
+"""Queries whose SQL is written once: the same rows, in the same order, with the same
+annotations as the querysets they stand for, whatever values they are asked with."""
+
+from __future__ import annotations
+
+import pytest
+from django.db.models import F, Q
+
+from combat.models import Combatant, Condition, ConditionKind, Encounter, LogEntry
+from combat.prepared import Prepared
+
+from .conftest import character, monster
+
+pytestmark = pytest.mark.django_db
+
+
+def _fields(obj) -> tuple:
+    return tuple(getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields)
+
+
+@pytest.fixture
+def two_tables(db):
+    tables = [Encounter.objects.create(name=name) for name in ("Crypt", "Keep")]
+    for table in tables:
+        hero = character(table, f"Aldric of the {table.name}")
+        goblin = monster(table, f"Goblin of the {table.name}", hp=0)
+        Condition.objects.create(combatant=hero, kind=ConditionKind.PARALYSED, rounds_left=2)
+        Condition.objects.create(combatant=goblin, kind=ConditionKind.ASLEEP, rounds_left=0)
+    return tables
+
+
+def test_a_prepared_query_reads_what_its_queryset_reads_for_every_value(two_tables):
+    combatants = Prepared(lambda pk: Combatant.objects.filter(encounter=pk))
+    running = Prepared(
+        lambda pk: Condition.objects.filter(combatant__encounter=pk).exclude(rounds_left=0)
+    )
+    by_slug = Prepared(lambda slug: Encounter.objects.filter(slug=slug))
+    for table in [*two_tables, Encounter(pk=10**9, slug="none")]:
+        for prepared, queryset in (
+            (combatants, Combatant.objects.filter(encounter=table.pk)),
+            (
+                running,
+                Condition.objects.filter(combatant__encounter=table.pk).exclude(rounds_left=0),
+            ),
+            (by_slug, Encounter.objects.filter(slug=table.slug)),
+        ):
+            value = table.slug if prepared is by_slug else table.pk
+            assert [_fields(o) for o in prepared(value)] == [_fields(o) for o in queryset]
+
+
+def test_annotations_constants_and_repeated_values_survive(two_tables):
+    table = two_tables[1]
+    since = Prepared(
+        lambda pk, seq: (
+            LogEntry.objects.filter(encounter=pk)
+            .annotate(undo_seq=F("undone_by__seq"))
+            .filter(Q(seq__gt=seq) | Q(undone_by__seq__gt=seq))
+        )
+    )
+    first = LogEntry.objects.create(encounter=table, seq=1, kind="free", actor="", data={})
+    LogEntry.objects.create(encounter=table, seq=2, kind="undo", actor="", data={}, undoes=first)
+    for seq in (0, 1, 2):
+        assert [(e.pk, e.undo_seq) for e in since(table.pk, seq)] == [
+            (e.pk, e.undo_seq)
+            for e in LogEntry.objects.filter(encounter=table)
+            .annotate(undo_seq=F("undone_by__seq"))
+            .filter(Q(seq__gt=seq) | Q(undone_by__seq__gt=seq))
+        ]
+    kinds = Prepared(
+        lambda pk: (
+            Condition.objects.filter(combatant__encounter=pk)
+            .exclude(rounds_left=0)
+            .values_list("kind")
+        )
+    )
+    assert kinds.rows(table.pk) == [("paralysed",)]
+
+
+def test_what_raw_sql_cannot_stand_for_is_refused_when_first_asked(two_tables):
+    with pytest.raises(ValueError):
+        Prepared(lambda pk: Combatant.objects.filter(encounter=pk).select_related("seat"))(1)
+    # A value Django turns into others (a year into a range of dates) is not a parameter
+    # the SQL could be given again.
+    with pytest.raises(ValueError):
+        Prepared(lambda year: Combatant.objects.filter(created__year=year))(2026)
