@@ -152,10 +152,18 @@ def _database_from_url(url: str) -> dict[str, object]:
         "PASSWORD": unquote(parts.password or ""),
         "HOST": parts.hostname or "",
         "PORT": str(parts.port or ""),
-        "CONN_MAX_AGE": 0,
+        # Kept between requests (see the note above ``DATABASES``), checked before reuse.
+        "CONN_MAX_AGE": 60,
+        "CONN_HEALTH_CHECKS": True,
     }
 
 
+# Persistent connections under ASGI: Django's documentation advises against them because
+# sync code may run on many threads, each keeping a connection. Here every request and every
+# consumer's database work runs on the one thread asgiref keeps for thread-sensitive code,
+# and the live renderer on one thread of its own (``combat.hub``): two connections per
+# process, whatever the load. Reconnecting for every request cost about 1.2 ms of CPU on
+# SQLite and more on PostgreSQL, against 0.5 ms for a typical query.
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
     DATABASES = {"default": _database_from_url(DATABASE_URL)}
@@ -176,6 +184,8 @@ else:
                     "PRAGMA busy_timeout=20000;"
                 ),
             },
+            # Kept open between requests: see the note above ``DATABASES``.
+            "CONN_MAX_AGE": None,
             # A file, not memory, so tests in several processes share one database.
             # One per test run (forked workers inherit it), outside the data folder, so two
             # runs in one checkout never share it.
