@@ -8,7 +8,15 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_table import combatant, create_encounter, fresh, join, open_panel, swap_panel
+from .test_table import (
+    combatant,
+    create_encounter,
+    fresh,
+    join,
+    open_panel,
+    settled,
+    swap_panel,
+)
 from .test_zones import wait_until_live
 
 pytestmark = pytest.mark.e2e
@@ -52,3 +60,21 @@ def test_three_hobgoblins_from_the_starter_bestiary_reach_a_player_s_phone(refer
         expect(combatant(player, name).locator(".hp")).to_have_text(f"HP {current}/{most}")
     width = player.evaluate("document.documentElement.scrollWidth")
     assert width <= 360
+
+
+def test_a_monster_saved_from_its_row_is_offered_after_a_reload(referee):
+    create_encounter(referee, "The troll bridge")
+    page_url = referee.url
+    panel = open_panel(referee, "Bestiary")
+    panel.locator("#id_entry").select_option(value="s:troll")
+    swap_panel(referee, panel.get_by_role("button", name="Add", exact=True))
+    settled(referee)
+    swap_panel(referee, combatant(referee, "Troll").get_by_role("button", name="Save to bestiary"))
+    expect(fresh(panel, ".message")).to_have_text("Saved Troll to the bestiary.")
+    expect(panel.locator(".bestiary-entries .name")).to_have_text("Troll")
+    assert referee.url == page_url  # a reload reloads the table, not the form's address
+    referee.reload()
+    panel = open_panel(referee, "Bestiary")
+    options = panel.locator("#id_entry optgroup").first
+    expect(options).to_have_attribute("label", "This campaign's bestiary")
+    expect(options.locator("option")).to_have_text(["Troll · HD 6+3* · AC 4"])
