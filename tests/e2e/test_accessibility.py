@@ -167,6 +167,8 @@ def test_every_page_type_passes_axe_in_both_themes(theme, new_context):
     laptop.locator("details.settings > summary").click()
     expect(laptop.get_by_role("button", name="Save settings")).to_be_visible()
     audit.check(laptop, "encounter, referee, a refused form and the settings")
+    open_panel(laptop, "Bestiary")
+    audit.check(laptop, "encounter, referee, the bestiary")
     panel = open_panel(laptop, "Start a fight")
     swap_panel(laptop, panel.get_by_role("button", name="Start"))
     expect(phone.locator(".round")).to_be_visible()
@@ -188,3 +190,10 @@ def test_every_page_type_passes_axe_in_both_themes(theme, new_context):
     audit.check(laptop, "404")
 
     audit.assert_clean()
+
+    # Back to the system's choice: the phone's own preference, on this page and the next.
+    phone.get_by_label("Theme").select_option("auto")
+    expect(phone.locator("html")).not_to_have_attribute("data-theme", re.compile("."))
+    expect(phone.locator("body")).to_have_css("background-color", BACKGROUND[OTHER[theme]])
+    phone.reload()
+    expect(phone.locator("body")).to_have_css("background-color", BACKGROUND[OTHER[theme]])
