@@ -72,7 +72,11 @@ class Audit:
             )
 
     def assert_clean(self) -> None:
-        assert not self.found, "axe found serious or critical problems:\n" + "\n".join(self.found)
+        checked = ", ".join(self.pages)
+        assert not self.found, (
+            f"axe checked {checked} and found serious or critical problems:\n"
+            + "\n".join(self.found)
+        )
 
 
 def choose_theme(page: Page, theme: str) -> None:
