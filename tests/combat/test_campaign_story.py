@@ -21,7 +21,7 @@ from combat.models import Combatant, Encounter, LogEntry
 
 from .conftest import form_values
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 HX = {"HTTP_HX_REQUEST": "true"}
 
