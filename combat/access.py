@@ -35,6 +35,7 @@ def encounter_rows(encounter: Encounter) -> list[Combatant]:
 
 REFEREE_KEY = "referee"
 SEATS_KEY = "seats"
+DISPLAYS_KEY = "displays"
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,22 @@ def grant_referee(session: MutableMapping[str, Any], encounter: Encounter) -> No
 def refereed_ids(session: MutableMapping[str, Any]) -> set[int]:
     """The encounters this session holds a referee mark for (valid or not: for listing)."""
     return {int(pk) for pk in session.get(REFEREE_KEY, {})}
+
+
+def display_mark(encounter: Encounter) -> str:
+    """The table display's mark: a digest of its token, so new links shut out old displays."""
+    return hashlib.sha256(f"display:{encounter.display_token}".encode()).hexdigest()[:32]
+
+
+def grant_display(session: MutableMapping[str, Any], encounter: Encounter) -> None:
+    displays = dict(session.get(DISPLAYS_KEY, {}))
+    displays[str(encounter.pk)] = display_mark(encounter)
+    session[DISPLAYS_KEY] = displays
+
+
+def shows_display(session: MutableMapping[str, Any], encounter: Encounter) -> bool:
+    """Whether this session opened ``encounter``'s table display link, still the current one."""
+    return session.get(DISPLAYS_KEY, {}).get(str(encounter.pk)) == display_mark(encounter)
 
 
 def grant_seat(session: MutableMapping[str, Any], seat: Seat) -> None:

@@ -21,7 +21,7 @@ from django.utils.translation import get_supported_language_variant
 from django.utils.translation.trans_real import parse_accept_lang_header
 
 from . import hub
-from .access import REFEREE_KEY, SEATS_KEY
+from .access import DISPLAYS_KEY, REFEREE_KEY, SEATS_KEY, display_mark
 from .live import Audience, State
 
 # The one message a browser sends is {"type": "sync"}; anything longer is not from our page,
@@ -89,6 +89,9 @@ class EncounterConsumer(AsyncWebsocketConsumer):
         return (
             (player, None) if isinstance(seat, int) and state.allows(player, None) else (None, None)
         )
+
+    def _allows(self, state: State) -> bool:
+        return state.allows(self.audience, self.mark)
 
     async def dispatch(self, message: dict) -> None:
         """Handle ``message`` without Channels' usual hop to a thread to close stale database
@@ -205,10 +208,27 @@ class EncounterConsumer(AsyncWebsocketConsumer):
         """Judged on every message from the state the hub loaded: a removed seat, or a
         referee link replaced since this browser opened it, ends the socket."""
         state = self.hub.state if self.hub is not None else None
-        if state is None or state.allows(self.audience, self.mark):
+        if state is None or self._allows(state):
             return True
         await self.close(code=4403 if self.audience.referee else 4404)
         return False
+
+
+class DisplayConsumer(EncounterConsumer):
+    """A table display's websocket: it sees what a player without a seat sees (the players'
+    common view in its language: no render of its own), as long as its browser holds the
+    current display link's mark. Only that mark counts here: a referee's browser showing
+    the display on a projector shows it as the players see it."""
+
+    def _who(self, state: State) -> tuple[Audience | None, str | None]:
+        mark = self.scope["session"].get(DISPLAYS_KEY, {}).get(str(state.encounter.pk))
+        if mark != display_mark(state.encounter):
+            return None, None
+        return Audience(referee=False, seat=None, language=language_of(self.scope)), mark
+
+    def _allows(self, state: State) -> bool:
+        # New links shut out displays opened with the old one.
+        return self.mark == display_mark(state.encounter)
 
 
 def _page_seq(scope: dict) -> int:

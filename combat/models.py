@@ -33,6 +33,10 @@ def _join_token() -> str:
     return secrets.token_urlsafe(16)  # 128 bits, as short as a safe link can be
 
 
+def _display_token() -> str:
+    return secrets.token_urlsafe(16)  # 128 bits: the table display's capability (read-only)
+
+
 def _slug() -> str:
     return secrets.token_urlsafe(12)
 
@@ -159,6 +163,7 @@ class Encounter(models.Model):
     morale = models.JSONField(default=dict, blank=True)
     referee_key = models.CharField(max_length=64, unique=True, default=_referee_key)
     join_token = models.CharField(max_length=64, unique=True, default=_join_token)
+    display_token = models.CharField(max_length=64, unique=True, default=_display_token)
     seq = models.PositiveBigIntegerField(default=0)
     # The log's numbering as players see it: entries they cannot see take no number, so the
     # numbers they do see have no gaps to count secret rolls by.
@@ -208,10 +213,12 @@ class Encounter(models.Model):
         return self.seq
 
     def new_links(self) -> None:
-        """Replace the referee key and the join token: the old links stop working at once.
-        Seats already taken stay (they are bound to their browsers, not to the link)."""
+        """Replace the referee key, the join token and the table display's token: the old
+        links stop working at once. Seats already taken stay (they are bound to their
+        browsers, not to the link); a display opened with the old link stops showing."""
         self.referee_key, self.join_token = _referee_key(), _join_token()
-        self.save(update_fields=["referee_key", "join_token"])
+        self.display_token = _display_token()
+        self.save(update_fields=["referee_key", "join_token", "display_token"])
 
     @property
     def group_name(self) -> str:

@@ -6,10 +6,11 @@ import os
 
 from django.urls import path, re_path
 
-from .consumers import EncounterConsumer, NoSuchSocket
+from .consumers import DisplayConsumer, EncounterConsumer, NoSuchSocket
 
 websocket_urlpatterns = [
     path("ws/e/<str:slug>/", EncounterConsumer.as_asgi()),
+    path("ws/e/<str:slug>/display/", DisplayConsumer.as_asgi()),
 ]
 
 # Only in servers that `manage.py bench_live` starts (it sets FRAY_BENCH=1): a bare broadcast

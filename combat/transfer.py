@@ -52,6 +52,7 @@ ENCOUNTER_EXCLUDED = frozenset(
         "slug",
         "referee_key",
         "join_token",
+        "display_token",
         "seq",
         "public_seq",
         "created",

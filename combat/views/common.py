@@ -38,6 +38,9 @@ def referee_context(request: HttpRequest, viewer: Viewer) -> dict[str, Any]:
         "referee_url": shareable_url(
             request, reverse("referee_link", args=[encounter.referee_key])
         ),
+        "display_url": shareable_url(
+            request, reverse("display_link", args=[encounter.display_token])
+        ),
         "settings_form": EncounterSettingsForm(instance=encounter, prefix="settings"),
     }
 
