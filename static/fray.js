@@ -13,8 +13,7 @@
     if (target.matches && target.matches("select[data-theme-switch]")) { chooseTheme(target.value); }
   });
 
-  // The theme switch: applied at once and remembered in the cookie the server renders every
-  // page's <html data-theme> from (combat/theme.py), so no page flashes the other theme.
+  // The theme switch: applied now, and in the cookie every page's <html> is rendered from.
   function chooseTheme(value) {
     var fixed = value === "light" || value === "dark";
     if (fixed) { document.documentElement.dataset.theme = value; }
