@@ -32,6 +32,7 @@ from .test_table import (
     roll_attack,
     settled,
     swap_panel,
+    wait_until_live,
 )
 from .test_zones import add_wyvern, turn_on_hit_locations
 
@@ -179,6 +180,13 @@ def test_every_page_type_passes_axe_in_both_themes(theme, new_context):
     audit.check(phone, "encounter, player, in a fight")
     expect(phone.locator("#log li.entry.undone")).to_have_count(1)
     audit.check(phone, "encounter, player, the log after an undo")
+
+    # The table display on a TV across the room: the players' view, large.
+    tv = new_context(color_scheme=theme, viewport={"width": 1920, "height": 1080}).new_page()
+    tv.goto(laptop.locator("details.display-link a").get_attribute("href"))
+    wait_until_live(tv)
+    expect(combatant(tv, "Wyvern")).to_be_visible()
+    audit.check(tv, "table display")
 
     laptop.goto(encounter_url + "log/")
     expect(laptop.get_by_role("heading", name="Roll log")).to_be_visible()
