@@ -273,7 +273,9 @@ def _build(
         values[name] = value
     instance = model(**fixed, **values)
     try:
-        instance.full_clean(exclude=list(fixed), validate_unique=False)
+        # The fields' validators hold the same bounds as the models' check constraints, which
+        # would cost a query each here; the database still checks them on save (DatabaseError).
+        instance.full_clean(exclude=list(fixed), validate_unique=False, validate_constraints=False)
     except ValidationError as error:
         name, messages = next(iter(error.message_dict.items()))
         raise Refused(_wrong(name, where, " ".join(messages))) from None

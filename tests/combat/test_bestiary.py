@@ -522,3 +522,11 @@ def test_saves_as_a_class_fill_the_saves_an_entry_leaves_out(encounter, referee,
     assert [entry.stats[f"save_{k}"] for k in fighter] == list(fighter.values())
     bandit = bestiary.starter(RulesSystem.OSE).find("bandit")
     assert bandit.stats["saves_as"] == "thief:1"
+
+
+def test_the_starter_bestiary_loads_without_a_query(db, django_assert_num_queries):
+    """Its first opening in a process checks 29 entries: not a query each (the panel would
+    outlast the page's wait for an answer on a busy laptop)."""
+    bestiary.starter.cache_clear()
+    with django_assert_num_queries(0):
+        assert bestiary.starter(RulesSystem.OSE).entries
