@@ -14,7 +14,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from combat import bestiary, transfer
+from combat import bestiary, classes, monsters, systems, transfer
 from combat.models import BestiaryEntry, Combatant, Encounter, Kind, RulesSystem, Side
 from rules import dice, ose
 
@@ -116,8 +116,6 @@ def test_a_becmi_encounter_adds_b_x_monsters_with_becmi_s_thac0(db):
     client.get(reverse("referee_link", args=[encounter.referee_key]))
     _add(client, encounter, "s:troll", 1)
     troll = encounter.combatants.get()
-    from combat import systems
-
     assert troll.thac0 == systems.monster_thac0(RulesSystem.BECMI, "6+3*")
     assert "Rules Cyclopedia" in client.get(_url("bestiary", encounter)).content.decode()
 
@@ -310,8 +308,6 @@ def test_every_starter_entry_passes_as_a_saved_entry_would_and_its_attacks_parse
         )
         assert again.stats == entry.stats
         assert entry.stats["attacks"], entry.name
-        from combat import monsters
-
         text = monsters.format_attacks(entry.stats["attacks"])
         assert monsters.parse_attacks(text) == entry.stats["attacks"] == item["attacks"]
         assert dice.parse(ose.monster_hp_dice(entry.stats["hit_dice"])).maximum >= 1
@@ -510,8 +506,6 @@ def test_thac0_and_saves_left_empty_in_an_edit_come_from_the_new_hit_dice(
 
 
 def test_saves_as_a_class_fill_the_saves_an_entry_leaves_out(encounter, referee, entry):
-    from combat import classes
-
     fighter = classes.saves_as_saves("ose", "fighter:3")
     built = bestiary.entry_from(BRUTE | {"saves_as": "fighter:3"}, "test")
     assert built.stats["save_death"] == fighter["death"]
