@@ -62,7 +62,7 @@ def test_three_hobgoblins_from_the_starter_bestiary_reach_a_player_s_phone(refer
     assert width <= 360
 
 
-def test_a_monster_saved_from_its_row_is_offered_after_a_reload(referee):
+def test_a_saved_monster_is_offered_after_a_reload_and_travels_in_a_bestiary_file(referee):
     create_encounter(referee, "The troll bridge")
     page_url = referee.url
     panel = open_panel(referee, "Bestiary")
@@ -78,3 +78,16 @@ def test_a_monster_saved_from_its_row_is_offered_after_a_reload(referee):
     options = panel.locator("#id_entry optgroup").first
     expect(options).to_have_attribute("label", "This campaign's bestiary")
     expect(options.locator("option")).to_have_text(["Troll · HD 6+3* · AC 4"])
+
+    # The bestiary goes to a file and into another campaign's encounter.
+    with referee.expect_download() as download:
+        panel.get_by_role("link", name="Export the bestiary (JSON)").click()
+    saved = download.value.path()
+    referee.goto("/")
+    create_encounter(referee, "Another campaign")
+    panel = open_panel(referee, "Bestiary")
+    expect(panel.locator(".bestiary-entries .name")).to_have_count(0)
+    panel.locator('input[type="file"]').set_input_files(saved)
+    swap_panel(referee, panel.get_by_role("button", name="Import into the bestiary"))
+    expect(fresh(panel, ".message")).to_have_text("Imported: 1 new, 0 replaced.")
+    expect(panel.locator(".bestiary-entries .name")).to_have_text("Troll")
