@@ -92,7 +92,10 @@ def save(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     viewer = referee_for(request, slug)
     entry = _entry(viewer, pk)
-    form = EntryForm(request.POST or None, entry=entry)
+    try:
+        form = EntryForm(request.POST or None, entry=entry)
+    except Refused as refused:  # stored by a Fray whose checks were looser: say what fails
+        return _reply(request, viewer, message=refused.message)
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
             updated = BestiaryEntry.objects.filter(pk=entry.pk).update(

@@ -524,3 +524,13 @@ def test_the_starter_bestiary_loads_without_a_query(db, django_assert_num_querie
     bestiary.starter.cache_clear()
     with django_assert_num_queries(0):
         assert bestiary.starter(RulesSystem.OSE).entries
+
+
+def test_an_entry_stored_before_a_stricter_check_says_what_fails_instead_of_a_server_error(
+    encounter, referee, entry
+):
+    BestiaryEntry.objects.filter(pk=entry.pk).update(stats=entry.stats | {"hit_dice": "lots"})
+    reply = referee.get(_url("bestiary_edit", encounter, entry.pk), headers={"hx-request": "true"})
+    assert reply.status_code == 200 and "hit_dice" in reply.content.decode()
+    added = _add(referee, encounter, f"c:{entry.pk}", 2)
+    assert added.status_code == 200 and encounter.combatants.count() == 0
