@@ -285,6 +285,12 @@ def save_from(combatant: Combatant, campaign: Campaign) -> tuple[BestiaryEntry, 
     return entry, False
 
 
+def saved_message(entry: BestiaryEntry, new: bool) -> str:
+    """What the referee is told after a stat block was kept (``save_from``)."""
+    said = _("Saved %(name)s to the bestiary.") if new else _("Updated %(name)s in the bestiary.")
+    return str(said % {"name": entry.name})
+
+
 def _full() -> Any:
     return _("The bestiary is full: it holds at most %(limit)s entries.") % {"limit": MAX_ENTRIES}
 

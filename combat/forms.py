@@ -397,6 +397,9 @@ class QuickAddForm(OnceMixin, forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}),
     )
     hidden = forms.BooleanField(label=_("Hidden from players"), required=False)
+    keep = forms.BooleanField(  # combat.bestiary: offered again in the campaign's encounters
+        label=_("Also save to the bestiary"), required=False
+    )
 
     def __init__(self, *args: Any, encounter: Encounter | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -84,8 +84,7 @@ def save(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         entry, new = bestiary.save_from(combatant, viewer.encounter.campaign_or_new())
     except Refused as refused:
         return _reply(request, viewer, message=refused.message)
-    said = _("Saved %(name)s to the bestiary.") if new else _("Updated %(name)s in the bestiary.")
-    return _reply(request, viewer, done=True, message=said % {"name": entry.name})
+    return _reply(request, viewer, done=True, message=bestiary.saved_message(entry, new))
 
 
 @require_http_methods(["GET", "POST"])

@@ -15,10 +15,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from rules import ose
 
-from .. import actions, zones
+from .. import actions, bestiary, zones
 from ..access import Viewer, grant_referee, referee_for
 from ..forms import CombatantForm, EncounterSettingsForm, MergingForm, QuickAddForm
 from ..models import Combatant, Kind, Seat
+from ..transfer import Refused
 from .common import encounter_url, page, panel_reply
 
 
@@ -35,6 +36,15 @@ def _saved_message(form: MergingForm) -> str | None:
     return _("Changed by someone else while you edited, and kept: %(fields)s.") % {
         "fields": ", ".join(labels)
     }
+
+
+def _kept(monster: Combatant, viewer: Viewer) -> str:
+    """Said after quick-add kept the monsters' stat block in the bestiary (or why not)."""
+    try:
+        entry, new = bestiary.save_from(monster, viewer.encounter.campaign_or_new())
+    except Refused as refused:
+        return str(refused.message)
+    return bestiary.saved_message(entry, new)
 
 
 def _added(data: dict[str, Any]) -> str:
@@ -165,10 +175,12 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
                 actions.touch(viewer, data["once"])
         except actions.Repeated:
             return _sent_twice(request, viewer, "quick_add", fresh)
-        added = _added(data)
+        said = _added(data)
+        if data["keep"]:  # their stat block into the campaign's bestiary (combat.bestiary)
+            said = f"{said} {_kept(added, viewer)}"
         if not request.htmx:  # a plain post is redirected: the page it lands on says it
-            messages.success(request, added)
-        return panel_reply(request, viewer, "quick_add", done=True, form=fresh, message=added)
+            messages.success(request, said)
+        return panel_reply(request, viewer, "quick_add", done=True, form=fresh, message=said)
     return panel_reply(request, viewer, "quick_add", form=form)
 
 

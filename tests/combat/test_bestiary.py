@@ -534,3 +534,24 @@ def test_an_entry_stored_before_a_stricter_check_says_what_fails_instead_of_a_se
     assert reply.status_code == 200 and "hit_dice" in reply.content.decode()
     added = _add(referee, encounter, f"c:{entry.pk}", 2)
     assert added.status_code == 200 and encounter.combatants.count() == 0
+
+
+def test_quick_add_also_saves_the_stat_block_to_the_bestiary_when_asked(encounter, referee):
+    url = _url("quick_add", encounter)
+    values = {
+        "count": 2,
+        "name": "Mire rat",
+        "ac": 7,
+        "hit_dice": "½",
+        "side": Side.FOES,
+        "attacks": "bite 1d3",
+        "keep": "on",
+    }
+    reply = referee.post(url, values, headers={"hx-request": "true"})
+    assert "Saved Mire rat to the bestiary." in reply.content.decode()
+    entry = BestiaryEntry.objects.get()
+    assert entry.stats["attacks"] == [{"name": "bite", "count": 1, "damage": "1d3"}]
+    referee.post(url, values | {"ac": 6}, headers={"hx-request": "true"})
+    assert BestiaryEntry.objects.get().stats["ac"] == 6
+    referee.post(url, values | {"keep": ""}, headers={"hx-request": "true"})
+    assert BestiaryEntry.objects.count() == 1 and encounter.combatants.count() == 6
