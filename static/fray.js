@@ -33,6 +33,12 @@
   var socket = null;
   var open = false;
   var FINAL_CODES = [4403, 4404]; // the server said: no access here any more
+  // A form or link is taking this page elsewhere (new links: the referee's own socket is
+  // closed by the change it asked for): a reload now would cancel that answer and its cookie,
+  // so it waits; if the page stays (a download), it reloads a little later.
+  var leaving = false;
+  window.addEventListener("beforeunload", function () { leaving = true; });
+  window.addEventListener("pageshow", function () { leaving = false; });
 
   function setStatus(online) {
     var status = document.getElementById("live-status");
@@ -94,7 +100,7 @@
     setStatus(false);
     if (FINAL_CODES.indexOf(code) >= 0) {
       // This browser lost its seat, or the encounter is gone: the page itself says so.
-      window.location.reload();
+      window.setTimeout(function () { window.location.reload(); }, leaving ? 5000 : 0);
       return;
     }
     if (!retried && socket) {
