@@ -147,6 +147,22 @@ def test_the_display_has_nothing_to_press(referee, player, fighter, goblin, enco
     assert "csrfmiddlewaretoken" not in content
 
 
+def test_the_display_shows_the_round_and_puts_the_acting_side_first(
+    referee, player, fighter, goblin, lurker, encounter
+):
+    """Group initiative: the round card says who acts, and names the side for the display's
+    layout (data-acting), in the fragment every player gets anyway."""
+    from .test_rounds import _initiative, _start
+
+    _start(referee, encounter)
+    _initiative(referee, encounter, party_die=2, foes_die=5)
+    html = _display(encounter).get(reverse("display", args=[encounter.slug])).content.decode()
+    round_card = html.split('<section id="round"', 1)[1].split("</section>", 1)[0]
+    assert 'data-acting="foes"' in round_card
+    assert "Round 1" in round_card and "The foes act." in round_card
+    assert "Lurking wight" not in html
+
+
 def test_the_display_speaks_its_own_language(referee, fighter, goblin, encounter):
     html = _display(encounter, "cs").get(reverse("display", args=[encounter.slug])).content.decode()
     assert "Družina" in html  # the party, in Czech
