@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import signal
 import stat
 import sys
@@ -26,6 +27,7 @@ from django.apps import apps
 from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.contrib.staticfiles.storage import ManifestFilesMixin, staticfiles_storage
+from django.core.files.base import ContentFile
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.functional import empty
@@ -52,7 +54,25 @@ PRIVATE_FILE = 0o600
 SOURCES_DIGEST_FILE = ".fray-sources"
 COLLECT_LOCK_FILE = ".fray-collect.lock"
 # Bump to make every data folder collect again (a change in how files are processed).
-COLLECT_RECIPE = "1"
+COLLECT_RECIPE = "2"  # 2: comments left out of Fray's own CSS and JavaScript
+
+# What a browser never reads: CSS comments (strings kept as they are), and JavaScript lines
+# that hold a comment alone. A phone's first load has a budget (issue 7), and the sources keep
+# their comments for the people who read them.
+_CSS_COMMENT_OR_STRING = re.compile(r'/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', re.S)
+_JS_COMMENT_LINE = re.compile(r"^[ \t]*//[^\n]*\n", re.M)
+
+
+def lean(name: str, text: str) -> str:
+    """``text`` of static file ``name`` without what only its readers need (see above); any
+    other file, and minified ones, as they are."""
+    if name.endswith(".css"):
+        return _CSS_COMMENT_OR_STRING.sub(
+            lambda m: "" if m.group().startswith("/*") else m.group(), text
+        )
+    if name.endswith(".js") and ".min." not in name.rpartition("/")[2]:  # also "x.min.3f2a….js"
+        return _JS_COMMENT_LINE.sub("", text)
+    return text
 
 
 class StaticFilesStorage(CompressedManifestStaticFilesStorage):
@@ -63,6 +83,14 @@ class StaticFilesStorage(CompressedManifestStaticFilesStorage):
     manifest stays as it is (WhiteNoise serves it from the app folders, WHITENOISE_USE_FINDERS)
     instead of failing the page, and no hash is ever computed while a request waits.
     """
+
+    def _save(self, name: str, content: Any) -> str:
+        # Every copy (the file, then its hashed name) is saved lean: leaning is idempotent,
+        # so the hash is of what is served.
+        if name.endswith((".css", ".js")):
+            content.seek(0)  # the hashed copy's content was read for its hash already
+            content = ContentFile(lean(name, content.read().decode()).encode())
+        return super()._save(name, content)
 
     def stored_name(self, name: str) -> str:
         clean_name = urlsplit(unquote(name)).path.strip()

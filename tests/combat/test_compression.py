@@ -140,6 +140,34 @@ def test_static_files_are_collected_once_then_again_only_when_a_source_changes(
     assert serving.collect_static_if_needed() is False
 
 
+def test_collected_css_and_javascript_leave_out_their_comments(
+    static_folders: tuple[Path, Path],
+) -> None:
+    """What only a reader of the sources needs stays out of what phones download; strings
+    that look like comments, and every rule and statement, are kept."""
+    source, root = static_folders
+    (source / "fray.css").write_text(
+        "/* the theme */\nbody { color: black; } /* multi\nline */\n"
+        'a::after { content: "/* kept */"; background: url(http://example.org/x.svg); }\n'
+    )
+    (source / "fray.js").write_text(
+        "// what it does\n  // indented\nvar url = 'http://example.org'; // after code\n"
+    )
+    (source / "vendor.min.js").write_text("// licence\nx();\n")
+    assert serving.collect_static_if_needed() is True
+    css = (root / static("fray.css").removeprefix("/static/")).read_text()
+    assert css == (
+        "\nbody { color: black; } \n"
+        'a::after { content: "/* kept */"; background: url(http://example.org/x.svg); }\n'
+    )
+    js = (root / static("fray.js").removeprefix("/static/")).read_text()
+    assert js == "var url = 'http://example.org'; // after code\n"
+    vendor = (root / static("vendor.min.js").removeprefix("/static/")).read_text()
+    assert vendor == "// licence\nx();\n"
+    # Leaning what is lean changes nothing: the hashed copy is saved lean a second time.
+    assert serving.lean("fray.css", css) == css and serving.lean("fray.js", js) == js
+
+
 def test_a_damaged_or_incomplete_collect_is_redone(static_folders: tuple[Path, Path]) -> None:
     _source, root = static_folders
     assert serving.collect_static_if_needed() is True
