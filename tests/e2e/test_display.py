@@ -120,7 +120,11 @@ def test_the_display_speaks_its_own_language_and_fits_a_laptop(referee, new_cont
     create_encounter(referee, "The crypt")
     add_character(referee, "Bára", ac=4, hp=12, thac0=17, str_score=13)
     add_monsters(referee, 1, "Ghoul", ac=6, hit_dice="2*")
+    add_monsters(referee, 12, "Skeleton", ac=7, hit_dice="1")
     laptop = open_display(referee, new_context, viewport={"width": 1280, "height": 800})
+    # Thirteen foes: in two columns, the last one still on the screen.
+    last = combatant(laptop, "Skeleton 12").bounding_box()
+    assert last["y"] + last["height"] <= 800, last
     in_language(laptop, "cs")
     expect(laptop.locator("#party h2")).to_have_text("Družina")
     expect(combatant(laptop, "Ghoul").locator(".health")).to_have_text("bez zranění")
