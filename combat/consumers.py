@@ -24,8 +24,9 @@ from . import hub
 from .access import DISPLAYS_KEY, REFEREE_KEY, SEATS_KEY, display_mark
 from .live import Audience, State
 
-# The one message a browser sends is {"type": "sync"}; anything longer is not from our page,
-# and is dropped before parsing (deeply nested JSON would exhaust the parser's recursion).
+# A browser sends {"type": "sync"} and its heartbeat {"type": "ping"}; anything longer is not
+# from our page, and is dropped before parsing (deeply nested JSON would exhaust the parser's
+# recursion).
 MAX_FRAME_CHARS = 256
 
 
@@ -48,11 +49,17 @@ class EncounterConsumer(AsyncWebsocketConsumer):
     # Sync requests: this many answered at once in each window of this many seconds.
     SYNC_BURST = 3
     SYNC_WINDOW = 1.5
+    # Heartbeats: a page pings every 2 s; more than this many in a window go unanswered.
+    PING_BURST = 3
+    PING_WINDOW = 2.0
+    PONG = '{"type":"pong"}'
 
     async def connect(self) -> None:
         self.hub: hub.TableHub | None = None
         self.sync_window_start = float("-inf")
         self.syncs_in_window = 0
+        self.ping_window_start = float("-inf")
+        self.pings_in_window = 0
         self.deferred_sync: asyncio.Future[None] | None = None
         table = await hub.table_for(self.scope["url_route"]["kwargs"]["slug"])
         state = await table.current_state() if table is not None else None
@@ -110,9 +117,9 @@ class EncounterConsumer(AsyncWebsocketConsumer):
             self.hub = None
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        """The only thing a browser may ask over the socket is a fresh snapshot (after it
-        woke up or saw a gap); actions go through the views, which check CSRF. Anything
-        else is ignored, without a word in the log."""
+        """A browser may ask over the socket for a fresh snapshot (after it woke up or saw a
+        gap) and ping it (its heartbeat); actions go through the views, which check CSRF.
+        Anything else is ignored, without a word in the log."""
         if not text_data or len(text_data) > MAX_FRAME_CHARS:
             return
         try:
@@ -124,6 +131,19 @@ class EncounterConsumer(AsyncWebsocketConsumer):
             # The number the page shows; a page that does not say gets a full snapshot.
             self.asked_seq = seq if isinstance(seq, int) and not isinstance(seq, bool) else -1
             await self._sync_requested()
+        elif isinstance(message, dict) and message.get("type") == "ping":
+            await self._pong()
+
+    async def _pong(self) -> None:
+        """The heartbeat's answer, which tells the page its server is still there: no query,
+        no render, and at most a few in a window, so a flood of pings costs next to nothing.
+        An unanswered ping beyond that only makes a page that pings too often less sure."""
+        now = self._now()
+        if now - self.ping_window_start >= self.PING_WINDOW:
+            self.ping_window_start, self.pings_in_window = now, 0
+        self.pings_in_window += 1
+        if self.pings_in_window <= self.PING_BURST:
+            await self.send(text_data=self.PONG)
 
     async def _sync_requested(self) -> None:
         """An answer now for the first few requests in a window; later ones in the same
