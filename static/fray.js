@@ -1,6 +1,5 @@
-// Fray's small amount of glue: keep the live connection alive on phones, resync after any
-// gap, submit the language switcher on change, apply the theme switch. No inline scripts
-// (CSP), no eval.
+// Fray's glue: the live connection, every tap's answer, the language and theme switches.
+// No inline scripts (CSP), no eval.
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -44,7 +43,9 @@
     var status = document.getElementById("live-status");
     if (!status) { return; }
     status.dataset.state = online ? "online" : "offline";
-    status.textContent = online ? status.dataset.online : status.dataset.offline;
+    var text = online ? status.dataset.online
+      : navigator.onLine === false && status.dataset.noNetwork || status.dataset.offline;
+    if (status.textContent !== text) { status.textContent = text; } // said once, politely
   }
 
   function pageSeq() {
@@ -52,17 +53,17 @@
     return marker ? Number(marker.dataset.seq) : -1;
   }
 
-  // Ask for the page to be brought up to date: the server answers with the sequence number
-  // alone when it already is, else with a full snapshot.
+  // Bring the page up to date: the answer is its number alone, or a snapshot.
   function sync() {
     if (socket && open) { socket.send(JSON.stringify({ type: "sync", seq: pageSeq() })); }
   }
 
-  // Every message starts with #live-seq: data-seq is the number it brings the page to, and
-  // a delta's data-from the number it applies to. A delta for another number is not applied
-  // (a message was lost, or came late): the page asks for a full snapshot instead.
+  // Messages start with #live-seq: data-seq the number they bring the page to, a delta's
+  // data-from the one it applies to; a delta for another is dropped for a snapshot.
   var MARKER = /id="live-seq" data-seq="(\d+)"(?: data-from="(\d+)")?/;
   document.body.addEventListener("htmx:wsBeforeMessage", function (event) {
+    heard = Date.now(); // for the heartbeat, whose pong goes no further
+    if (event.detail.message === PONG) { event.preventDefault(); return; }
     var match = MARKER.exec(event.detail.message);
     if (!match || match[2] === undefined) { return; } // a full snapshot: always applied
     var current = pageSeq();
@@ -79,13 +80,14 @@
   document.body.addEventListener("htmx:wsConnecting", function () {
     latest = null;
     pending = false;
+    open = false;
   });
 
   document.body.addEventListener("htmx:wsOpen", function (event) {
     socket = event.detail.socketWrapper;
     latest = event.detail.event.target;
-    // The server sends a snapshot on every (re)connect; nothing missed stays missing.
     open = true;
+    heard = pinged = Date.now();
     setStatus(true);
   });
 
@@ -93,13 +95,13 @@
     var code = event.detail.event.code;
     var retried = RETRIED.indexOf(code) >= 0;
     if (retried) { pending = true; }
-    // A failed attempt, or a socket htmx discarded for a newer one: not our connection.
+    // A failed attempt, or a socket htmx replaced: not our connection.
     if (event.detail.event.target !== latest) { return; }
     latest = null;
     open = false;
     setStatus(false);
     if (FINAL_CODES.indexOf(code) >= 0) {
-      // This browser lost its seat, or the encounter is gone: the page itself says so.
+      // No seat, or no encounter, any more: the page says so.
       window.setTimeout(function () { window.location.reload(); }, leaving ? 5000 : 0);
       return;
     }
@@ -109,51 +111,122 @@
     }
   });
 
-  // Phones drop sockets in the background: on return, reconnect or ask for a fresh snapshot.
-  document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState !== "visible") { return; }
-    if (open) { sync(); } else if (socket && !pending) { socket.reconnect(); }
-  });
-
-  // A tap that fails is never silent: no answer (the phone left the Wi-Fi, the laptop is
-  // asleep) or a refusal says so at the bottom of the screen, until the next tap succeeds.
-  // A form carries a one-time key, so tapping again never rolls twice.
-  htmx.config.timeout = 30000;
-
-  function tapError(kind) {
-    var box = document.getElementById("tap-error");
-    if (!box) { return; }
-    if (!kind) { box.hidden = true; return; }
-    box.querySelector(".message").textContent = box.dataset[kind];
-    box.hidden = false;
-  }
-
-  function unreachable() {
-    tapError("unreachable");
-    // The socket may not have noticed yet: the status must not say "live" meanwhile.
+  // Not trusted any more: say so, and open a new socket (which resyncs).
+  function lost() {
     setStatus(false);
     if (socket && !pending) { pending = true; socket.reconnect(); }
+  }
+
+  // Heartbeat: a socket looks open long after its server went. A ping every 2 s; 3.5 s of
+  // silence means gone. A sync every 30 s bounds what a lost message costs.
+  var PONG = '{"type":"pong"}';
+  var heard = 0;
+  var pinged = 0;
+  var checked = 0;
+  window.setInterval(function () {
+    if (!open || document.hidden) { return; }
+    var now = Date.now();
+    if (now - heard > 3500) { lost(); } else if (now - checked >= 30000) {
+      checked = pinged = now;
+      sync();
+    } else if (now - pinged >= 2000) {
+      pinged = now;
+      socket.send('{"type":"ping"}');
+    }
+  }, 500);
+
+  // Back from the background: resync or reconnect.
+  document.addEventListener("visibilitychange", function () {
+    if (document.hidden) { return; }
+    heard = Date.now();
+    if (open) { sync(); } else { lost(); }
+  });
+  window.addEventListener("offline", lost);
+  window.addEventListener("online", function () { if (!open) { lost(); } });
+
+  // Every tap answers: its control is busy until the request ends; a failure says so, with
+  // Retry (same data, same one-time key: nothing is done twice) unless refused.
+  htmx.config.timeout = 4000;
+  var failed = null;
+  var retrying = false;
+
+  function tapOf(detail) {
+    var cause = detail.requestConfig && detail.requestConfig.triggeringEvent;
+    return cause && (cause.type === "click" || cause.type === "submit") ? cause : null;
+  }
+
+  function setBusy(control, on) {
+    control.classList.toggle("busy", on);
+    control.setAttribute("aria-busy", on);
+    if (control.matches("button")) { control.disabled = on; }
+    else { control.setAttribute("aria-disabled", on); }
+  }
+
+  document.body.addEventListener("htmx:beforeRequest", function (event) {
+    var cause = tapOf(event.detail);
+    var busy = event.detail.xhr.busy = [];
+    if (cause) { busy.push(cause.submitter || event.detail.elt); }
+    if (retrying) { busy.push(document.querySelector("#tap-error .retry")); }
+    busy.forEach(function (control) { setBusy(control, true); });
+  });
+  document.body.addEventListener("htmx:configRequest", function (event) {
+    if (!retrying) { return; }
+    var parameters = event.detail.parameters;
+    Object.keys(parameters).forEach(function (name) { delete parameters[name]; });
+    Object.assign(parameters, failed.values);
+  });
+
+  function tapError(kind, detail) {
+    var box = document.getElementById("tap-error");
+    if (!box) { return; }
+    box.hidden = !kind;
+    failed = null;
+    if (detail) {
+      var values = {};
+      detail.requestConfig.formData.forEach(function (value, name) {
+        values[name] = name in values ? [].concat(values[name], value) : value;
+      });
+      failed = { verb: detail.requestConfig.verb, path: detail.requestConfig.path,
+        elt: detail.elt, target: detail.target, cause: tapOf(detail), values: values };
+    }
+    box.querySelector(".retry").hidden = !failed;
+    box.querySelector(".message").textContent = kind ? box.dataset[kind] : "";
+  }
+
+  function unreachable(event) {
+    tapError(event.type === "htmx:timeout" ? "timeout" : "unreachable", event.detail);
+    lost(); // the socket may not have noticed yet
   }
 
   document.body.addEventListener("htmx:sendError", unreachable);
   document.body.addEventListener("htmx:timeout", unreachable);
   document.body.addEventListener("htmx:responseError", function (event) {
     var status = event.detail.xhr.status;
-    tapError(status === 403 || status === 404 ? "refused" : "failed");
+    if (status === 403 || status === 404) { tapError("refused"); }
+    else { tapError("failed", status >= 500 && event.detail); } // only a server error retried
   });
   document.body.addEventListener("htmx:afterRequest", function (event) {
-    // A tap that went through (not the odds a form asks for as it is filled in, which may
-    // answer after a failed tap and would hide its message at once).
-    var cause = event.detail.requestConfig && event.detail.requestConfig.triggeringEvent;
-    var tapped = cause && (cause.type === "click" || cause.type === "submit");
-    if (event.detail.successful && tapped) { tapError(null); }
+    (event.detail.xhr.busy || []).forEach(function (control) { setBusy(control, false); });
+    // Not a form's odds, which may answer after a failed tap.
+    if (event.detail.successful && tapOf(event.detail)) { tapError(null); }
   });
   document.addEventListener("click", function (event) {
-    if (event.target.closest && event.target.closest("#tap-error .dismiss")) { tapError(null); }
-  });
+    var target = event.target.closest ? event.target : document.body;
+    if (target.closest(".busy")) { // links cannot be disabled
+      event.preventDefault();
+      event.stopImmediatePropagation();
+    } else if (target.closest("#tap-error .dismiss")) { tapError(null); }
+    else if (target.closest("#tap-error .retry") && failed) { retry(failed); }
+  }, true);
 
-  // A channel layer may drop a message under load: a periodic check bounds the damage.
-  window.setInterval(function () {
-    if (document.visibilityState === "visible") { sync(); }
-  }, 30000);
+  function retry(request) {
+    var body = document.body;
+    var source = body.contains(request.elt) ? request.elt : request.target;
+    if (!body.contains(source)) { tapError(null); return; }
+    retrying = true;
+    try {
+      htmx.ajax(request.verb, request.path,
+        { source: source, target: request.target, event: request.cause });
+    } finally { retrying = false; }
+  }
 })();
