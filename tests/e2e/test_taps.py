@@ -139,14 +139,25 @@ def attacks_on(page: Page):
     return page.locator("#log .entry.attack")
 
 
+def tap_attack(page: Page):
+    """Tap the open form's attack button; the foot of the screen's alert."""
+    page.locator("#panel button.primary").click()
+    return page.get_by_role("alert")
+
+
+def retried(page: Page, retry) -> None:
+    """Tap Retry: the attack's result is shown and the alert is gone."""
+    retry.click()
+    expect(fresh(page.locator("#panel"), ".result").locator(".entry.attack")).to_be_visible()
+    expect(page.get_by_role("alert")).to_be_hidden()
+
+
 def test_a_tap_while_the_server_is_stopped_says_so_and_retry_does_it_once_it_is_back(
     open_browser, table_server
 ):
     referee, anna = a_fight_on_a_phone_in(open_browser, "uk")
     table_server.stop()
-    anna.locator("#panel button.primary").click()
-
-    alert = anna.get_by_role("alert")
+    alert = tap_attack(anna)
     expect(alert).to_contain_text("Не надіслано", timeout=PROMISED_MS)
     expect(anna.locator("#live-status")).to_have_attribute("data-state", "offline")
     retry = alert.get_by_role("button", name="Повторити")
@@ -157,9 +168,7 @@ def test_a_tap_while_the_server_is_stopped_says_so_and_retry_does_it_once_it_is_
 
     table_server.start()
     wait_until_live(referee)
-    retry.click()
-    expect(fresh(anna.locator("#panel"), ".result").locator(".entry.attack")).to_be_visible()
-    expect(alert).to_be_hidden()
+    retried(anna, retry)
     wait_until_live(anna)
     expect(attacks_on(referee)).to_have_count(1)
     expect(attacks_on(anna)).to_have_count(1)
@@ -170,22 +179,18 @@ def test_a_tap_the_sleeping_server_never_answers_times_out_and_retry_never_appli
 ):
     referee, anna = a_fight_on_a_phone_in(open_browser, "cs")
     table_server.freeze()
-    anna.locator("#panel button.primary").click()
-
-    alert = anna.get_by_role("alert")
+    alert = tap_attack(anna)
     expect(alert).to_contain_text("neodpověděl včas", timeout=PROMISED_MS)
     # The tap may still reach the server when it wakes: Retry sends the same one-time key, so
     # it shows what the first sending did instead of attacking again.
     table_server.thaw()
     wait_until_live(anna)
-    alert.get_by_role("button", name="Zkusit znovu").click()
-    expect(fresh(anna.locator("#panel"), ".result").locator(".entry.attack")).to_be_visible()
-    expect(alert).to_be_hidden()
+    retried(anna, alert.get_by_role("button", name="Zkusit znovu"))
     expect(attacks_on(referee)).to_have_count(1)
     # Tapping again afterwards is a new attack (the form came back with a new key).
     anna.locator("#panel #id_natural").fill("3")
     settled(anna)
-    anna.locator("#panel button.primary").click()
+    tap_attack(anna)
     expect(attacks_on(referee)).to_have_count(2)
 
 
@@ -280,19 +285,17 @@ def test_a_server_error_offers_retry_and_a_refusal_does_not(open_browser):
         return route
 
     anna.route(ATTACK_PATH, answer(500))
-    anna.locator("#panel button.primary").click()
+    tap_attack(anna)
     expect(alert).to_contain_text("Серверу не вдалося")
     expect(retry).to_be_visible()
     anna.unroute(ATTACK_PATH)
-    retry.click()
-    expect(fresh(anna.locator("#panel"), ".result").locator(".entry.attack")).to_be_visible()
-    expect(alert).to_be_hidden()
+    retried(anna, retry)
     expect(attacks_on(referee)).to_have_count(1)
 
     anna.route(ATTACK_PATH, answer(403))
     anna.locator("#panel #id_natural").fill("9")
     settled(anna)
-    anna.locator("#panel button.primary").click()
+    tap_attack(anna)
     expect(alert).to_contain_text("Відхилено")
     expect(retry).to_be_hidden()
     alert.get_by_role("button", name="Закрити").click()
