@@ -100,14 +100,28 @@ def test_a_bad_add_is_a_form_error_and_adds_nothing(encounter, referee, data):
     assert encounter.combatants.count() == 0
 
 
-def test_a_dolmenwood_encounter_offers_no_starter_bestiary_and_says_why(db, referee):
+def test_a_dolmenwood_encounter_adds_b_x_monsters_converted_and_says_how(db, referee):
+    """Dolmenwood's own monsters are not open content: it plays B/X's with ascending AC, an
+    attack bonus from the Hit Dice and the same save numbers under its own names."""
     encounter = Encounter.objects.create(name="Dolmenwood", system=RulesSystem.DOLMENWOOD)
     client = Client()
     client.get(reverse("referee_link", args=[encounter.referee_key]))
     page = client.get(_url("bestiary", encounter), headers={"hx-request": "true"})
     assert "not published as open content" in page.content.decode()
-    assert _add(client, encounter, "s:hobgoblin", 1).status_code == 200
-    assert encounter.combatants.count() == 0
+    assert "19 − AC" in page.content.decode()
+    _add(client, encounter, "s:hobgoblin", 1)
+    _add(client, encounter, "s:bandit", 1)
+    hobgoblin = encounter.combatants.get(name__startswith="Hobgoblin")
+    bandit = encounter.combatants.get(name__startswith="Bandit")
+    b_x = {e.name: e.stats for e in bestiary.starter(RulesSystem.OSE).entries}
+    assert hobgoblin.ac == 19 - b_x["Hobgoblin"]["ac"] == 13
+    assert systems.attack_bonus(hobgoblin) == 19 - ose.monster_thac0("1+1")
+    for added, name in ((hobgoblin, "Hobgoblin"), (bandit, "Bandit")):
+        saves = [getattr(added, f) for f in classes.SAVE_FIELDS]
+        assert saves == [b_x[name][f] for f in classes.SAVE_FIELDS]
+    assert bandit.saves_as == ""  # no class tables for Dolmenwood: the numbers are kept
+    dw_page = client.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert "Doom" in dw_page
 
 
 def test_a_becmi_encounter_adds_b_x_monsters_with_becmi_s_thac0(db):
@@ -296,7 +310,7 @@ def test_a_player_sees_no_bestiary_button(encounter, player, fighter):
 # --- the starter files -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("system", [RulesSystem.OSE, RulesSystem.BECMI])
+@pytest.mark.parametrize("system", [RulesSystem.OSE, RulesSystem.BECMI, RulesSystem.DOLMENWOOD])
 def test_every_starter_entry_passes_as_a_saved_entry_would_and_its_attacks_parse(db, system):
     starter = bestiary.starter(system)
     assert len(starter.entries) >= 25
@@ -327,7 +341,9 @@ def test_every_starter_name_is_distinct_and_no_longer_than_a_table_numbers(db):
     names = [e.name for e in bestiary.starter(RulesSystem.OSE).entries]
     assert len({n.casefold() for n in names}) == len(names)
     assert all(len(n) <= bestiary.NAME_LIMIT for n in names)
-    assert bestiary.starter(RulesSystem.DOLMENWOOD).entries == ()
+    dolmenwood = bestiary.starter(RulesSystem.DOLMENWOOD).entries
+    assert [e.name for e in dolmenwood] == names
+    assert all(e.stats["ac"] >= 0 and not e.stats.get("saves_as") for e in dolmenwood)
 
 
 # --- the bestiary as a file --------------------------------------------------------------------
