@@ -187,7 +187,8 @@
         values[name] = name in values ? [].concat(values[name], value) : value;
       });
       failed = { verb: detail.requestConfig.verb, path: detail.requestConfig.path,
-        elt: detail.elt, target: detail.target, cause: tapOf(detail), values: values };
+        elt: detail.elt, target: detail.target, cause: tapOf(detail), values: values,
+        boosted: detail.boosted };
     }
     box.querySelector(".retry").hidden = !failed;
     box.querySelector(".message").textContent = kind ? box.dataset[kind] : "";
@@ -221,6 +222,9 @@
 
   function retry(request) {
     var body = document.body;
+    var control = request.cause && (request.cause.submitter || request.elt);
+    // A boosted link or form is tapped again as it was (its form unchanged, its key too).
+    if (request.boosted && body.contains(control)) { control.click(); return; }
     var source = body.contains(request.elt) ? request.elt : request.target;
     if (!body.contains(source)) { tapError(null); return; }
     retrying = true;

@@ -33,7 +33,15 @@ from .conftest import (
     _stop,
     _wait_until_serving,
 )
-from .test_table import a_goblin_fight, combatant, fresh, open_attack, settled, wait_until_live
+from .test_table import (
+    MARK_STALE,
+    a_goblin_fight,
+    combatant,
+    fresh,
+    open_attack,
+    settled,
+    wait_until_live,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -301,3 +309,15 @@ def test_a_server_error_offers_retry_and_a_refusal_does_not(open_browser):
     alert.get_by_role("button", name="Закрити").click()
     expect(alert).to_be_hidden()
     expect(attacks_on(referee)).to_have_count(1)
+
+    # A boosted link (the combatant's Attack) that got no answer is tapped again by Retry.
+    anna.unroute(ATTACK_PATH)
+    anna.route(ATTACK_PATH, lambda route: route.abort("connectionrefused"))
+    panel = anna.locator("#panel")
+    panel.evaluate(MARK_STALE)
+    combatant(anna, "Aldric").locator("a[href*='/attack/']").click()
+    expect(alert).to_contain_text("Не надіслано")
+    anna.unroute(ATTACK_PATH)
+    retry.click()
+    expect(fresh(panel, "form")).to_be_visible()
+    expect(alert).to_be_hidden()
