@@ -76,7 +76,7 @@ def test_annotations_constants_and_repeated_values_survive(two_tables):
     assert kinds.rows(table.pk) == [("paralysed",)]
 
 
-def test_what_raw_sql_cannot_stand_for_is_refused_when_first_asked(two_tables):
+def test_what_a_prepared_query_cannot_stand_for_is_refused_when_first_asked(two_tables):
     with pytest.raises(ValueError):
         Prepared(lambda pk: Combatant.objects.filter(encounter=pk).select_related("seat"))(1)
     # A value Django turns into others (a year into a range of dates) is not a parameter
