@@ -207,9 +207,11 @@
     else { tapError("failed", status >= 500 && event.detail); } // only a server error retried
   });
   document.body.addEventListener("htmx:afterRequest", function (event) {
-    (event.detail.xhr.busy || []).forEach(function (control) { setBusy(control, false); });
-    // Not a form's odds, which may answer after a failed tap.
-    if (event.detail.successful && tapOf(event.detail)) { tapError(null); }
+    var busy = event.detail.xhr.busy || [];
+    busy.forEach(function (control) { setBusy(control, false); });
+    // A tap, or what failed went through; not a form's odds after a failed tap.
+    var done = tapOf(event.detail) || failed && failed.elt === event.detail.elt;
+    if (event.detail.successful && done) { tapError(null); }
   });
   document.addEventListener("click", function (event) {
     var target = event.target.closest ? event.target : document.body;

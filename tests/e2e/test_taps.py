@@ -35,6 +35,7 @@ from .conftest import (
 )
 from .test_table import (
     MARK_STALE,
+    ODDS_LINE,
     a_goblin_fight,
     combatant,
     fresh,
@@ -321,3 +322,14 @@ def test_a_server_error_offers_retry_and_a_refusal_does_not(open_browser):
     retry.click()
     expect(fresh(panel, "form")).to_be_visible()
     expect(alert).to_be_hidden()
+
+    # The odds a form asks for as it is filled in: Retry asks again, and the alert goes.
+    odds = re.compile(r"/odds/attack/")
+    anna.route(odds, lambda route: route.abort("connectionrefused"))
+    settled(anna)
+    panel.locator("#id_natural").fill("12")
+    expect(alert).to_contain_text("Не надіслано")
+    anna.unroute(odds)
+    retry.click()
+    expect(alert).to_be_hidden()
+    expect(panel.locator("output.odds .odds-main")).to_have_text(ODDS_LINE)
