@@ -41,3 +41,19 @@ def _default_language():
     translation.deactivate()
     yield
     translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def _no_connection_left_open(request):
+    """A test without the database starts with no connection open. Connections are kept
+    between requests (see ``combat.settings``), so one a database test opened stays open in
+    its thread: the main one, or the thread asgiref runs thread-sensitive code on, where the
+    websocket tests' queries go. Django checks a kept connection at the next request, and
+    pytest-django forbids that check in a test without the database."""
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    if request.node.get_closest_marker("django_db") is None and "db" not in request.fixturenames:
+        connections.close_all()
+        SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+    yield
