@@ -146,7 +146,7 @@
 
   // Every tap answers: its control is busy until the request ends; a failure says so, with
   // Retry (same data, same one-time key: nothing is done twice) unless refused.
-  htmx.config.timeout = 4000;
+  htmx.config.timeout = 4000; // file uploads wait longer: hx-request on their forms
   var failed = null;
   var retrying = false;
 
