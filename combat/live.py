@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import connections, transaction
+from django.db import transaction
 from django.db.models import F, Model, Q, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -306,15 +306,12 @@ def _reread(
     """``encounter``'s rows of ``model`` as they are now, in their usual order, reusing
     ``previous``'s instance of each row whose stored values have not changed since.
 
-    The rows are read as the database stores them, with SQL written once per process (a
-    combatant has some sixty columns: writing its query took longer than running it), and
-    only the rows that differ from the previous load are read again as instances. A row
-    changed between the two reads is read again next time: what is remembered of it is the
-    first read's."""
-    using = model._default_manager.db
-    with connections[using].cursor() as cursor:
-        cursor.execute(_everything(model, using), (encounter.pk,))
-        now = cursor.fetchall()
+    The rows are read as the database stores them, by a prepared query (``combat.prepared``),
+    and only the rows that differ from the previous load become instances again (a combatant
+    has some fifty columns: making instances of them was most of a load). A row changed
+    between the two reads is read again next time: what is remembered of it is the first
+    read's."""
+    now = _STORED[model].rows(encounter.pk)
     stored[model] = {row[0]: row for row in now}
     kept = _instances(previous, model) if previous is not None else {}
     before = previous.stored.get(model, {}) if previous is not None else {}
@@ -327,22 +324,18 @@ def _reread(
     return [obj for obj in found if obj is not None]  # None: gone between the two reads
 
 
+def _stored(model: type[Model]) -> Prepared:
+    """Every column of an encounter's rows of ``model`` as stored, the id first."""
+    names = [f.attname for f in model._meta.concrete_fields]
+    return Prepared(lambda pk: model._default_manager.filter(encounter=pk).values_list(*names))
+
+
 _FEW = 4  # rows changed at most to read them one by one, rather than all
+_STORED = {m: _stored(m) for m in (Combatant, Seat)}
 _ONE = {m: Prepared(lambda pk, m=m: m._default_manager.filter(pk=pk)) for m in (Combatant, Seat)}
 _ALL = {
     m: Prepared(lambda pk, m=m: m._default_manager.filter(encounter=pk)) for m in (Combatant, Seat)
 }
-
-
-@functools.cache
-def _everything(model: type[Model], using: str) -> str:
-    """The SQL that reads every column of an encounter's rows of ``model``, id first."""
-    names = [f.attname for f in model._meta.concrete_fields]
-    assert names[0] == model._meta.pk.attname
-    rows = model._default_manager.db_manager(using).filter(encounter_id=0).values_list(*names)
-    sql, params = rows.query.sql_with_params()
-    assert params == (0,), params
-    return sql
 
 
 def _instances(state: State, model: type[Model]) -> dict[int, Any]:
