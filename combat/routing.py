@@ -9,8 +9,8 @@ from django.urls import path, re_path
 from .consumers import DisplayConsumer, EncounterConsumer, NoSuchSocket
 
 websocket_urlpatterns = [
-    path("ws/e/<str:slug>/", EncounterConsumer.as_asgi()),
-    path("ws/e/<str:slug>/display/", DisplayConsumer.as_asgi()),
+    path("ws/e/<slug:slug>/", EncounterConsumer.as_asgi()),
+    path("ws/e/<slug:slug>/display/", DisplayConsumer.as_asgi()),
 ]
 
 # Only in servers that `manage.py bench_live` starts (it sets FRAY_BENCH=1): a bare broadcast

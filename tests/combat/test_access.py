@@ -251,3 +251,13 @@ def test_refusals_are_explained_in_the_viewers_language(player, outsider, encoun
 def test_an_unseated_player_loses_the_page(referee, player, encounter):
     referee.post(reverse("seat_remove", args=[encounter.slug, player.seat.pk]))
     assert player.get(reverse("encounter", args=[encounter.slug])).status_code == 404
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/e/%00abc/", "/e/a%00/attack/", "/join/%00/", "/r/%00x/", "/d/%00/", "/e/ž/", "/join/a%20b/"],
+)
+def test_a_link_with_a_character_no_link_holds_is_not_found(client, path):
+    """Slugs, keys and tokens are URL-safe base64: anything else in their place is no link
+    at all (a NUL byte reached PostgreSQL, which refuses it in text, as a server error)."""
+    assert client.get(path).status_code == 404

@@ -403,3 +403,13 @@ async def test_a_flood_of_sync_requests_costs_a_burst_and_one_deferred_snapshot(
     assert len(renders) == 1 + 3 + 1 + 1
     assert await player_ws.receive_nothing(timeout=0.1)
     await player_ws.disconnect()
+
+
+@pytest.mark.parametrize("path", ["/ws/e/\x00/", "/ws/e/ž/display/"])
+async def test_a_socket_path_with_no_slug_in_it_is_closed_cleanly(table, caplog, path):
+    communicator = WebsocketCommunicator(
+        application, path, headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")]
+    )
+    await communicator.connect()
+    assert await communicator.receive_output(timeout=5) == {"type": "websocket.close", "code": 4404}
+    _no_tracebacks(caplog)
