@@ -49,7 +49,7 @@ class EncounterConsumer(AsyncWebsocketConsumer):
     # Sync requests: this many answered at once in each window of this many seconds.
     SYNC_BURST = 3
     SYNC_WINDOW = 1.5
-    # Heartbeats: a page pings every 2 s; more than this many in a window go unanswered.
+    # Heartbeats: a page pings every 1.5 s; more than this many in a window go unanswered.
     PING_BURST = 3
     PING_WINDOW = 2.0
     PONG = '{"type":"pong"}'

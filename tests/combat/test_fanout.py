@@ -100,7 +100,9 @@ async def test_a_roll_sends_each_socket_only_the_row_and_the_entry_it_changed(ta
         assert f'id="combatant-{other.pk}"' not in message
     assert 'id="party"' not in message and 'id="foes"' not in message
     assert 'hx-swap-oob="afterbegin:#log-entries"' in message
-    assert len(message.encode()) < 3000
+    # The referee's row still carries its dozen buttons (issue 12's action bar will shrink
+    # it), and on PostgreSQL ids and slugs run to more digits than on a fresh SQLite file.
+    assert len(message.encode()) < 3200
     to_player = await player_ws.receive_from(timeout=5)
     assert _marker(to_player) == (seq, since)
     assert "Goblin 2" in to_player and "zranění" in to_player  # Czech, and the entry
