@@ -225,9 +225,8 @@ ABILITY_MIN, ABILITY_MAX = 3, 18
 _ABILITY_MODIFIERS = ((3, -3), (5, -2), (8, -1), (12, 0), (15, 1), (17, 2), (18, 3))
 
 
-def ability_modifier(score: int) -> int:
-    """The B/X ability score modifier: 3 → −3, 4–5 → −2, 6–8 → −1, 9–12 → 0, 13–15 → +1,
-    16–17 → +2, 18 → +3. Anything but a whole number 3..18 is ``ability_out_of_range``."""
+def ability_score(score: object) -> int:
+    """``score`` if it is an ability score (a whole number 3..18), else ``ability_out_of_range``."""
     if (
         isinstance(score, bool)
         or not isinstance(score, int)
@@ -240,4 +239,11 @@ def ability_modifier(score: int) -> int:
             low=ABILITY_MIN,
             high=ABILITY_MAX,
         )
+    return score
+
+
+def ability_modifier(score: int) -> int:
+    """The B/X ability score modifier: 3 → −3, 4–5 → −2, 6–8 → −1, 9–12 → 0, 13–15 → +1,
+    16–17 → +2, 18 → +3. Anything but a whole number 3..18 is ``ability_out_of_range``."""
+    ability_score(score)
     return next(mod for top, mod in _ABILITY_MODIFIERS if score <= top)

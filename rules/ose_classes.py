@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .core import ABILITY_MAX, ABILITY_MIN, class_level, is_whole, shown
+from .core import ability_score, class_level, shown
 from .errors import RulesError
 
 SAVES = ("death", "wands", "paralysis", "breath", "spells")
@@ -104,14 +104,7 @@ def progression(char_class: str, level: int) -> Progression:
 
 def reaction_modifier(score: int) -> int:
     """Charisma's NPC reactions column: 3 → −2, 4–8 → −1, 9–12 → 0, 13–17 → +1, 18 → +2."""
-    if not is_whole(score) or not ABILITY_MIN <= score <= ABILITY_MAX:
-        raise RulesError(
-            "ability_out_of_range",
-            f"an ability score is {ABILITY_MIN} to {ABILITY_MAX}, not {shown(score)}",
-            value=score,
-            low=ABILITY_MIN,
-            high=ABILITY_MAX,
-        )
+    ability_score(score)
     return -2 if score <= 3 else -1 if score <= 8 else 0 if score <= 12 else 1 if score <= 17 else 2
 
 
