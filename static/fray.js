@@ -195,14 +195,23 @@
     box.querySelector(".message").textContent = kind ? box.dataset[kind] : "";
   }
 
+  // A tap's failure waits for its Retry: a form's odds, fetched as one types, failing after
+  // it must not take its place, or Retry would fetch the odds and never send the attack.
+  function tapPending(detail) {
+    return !tapOf(detail) && failed !== null && failed.cause !== null;
+  }
+
   function unreachable(event) {
-    tapError(event.type === "htmx:timeout" ? "timeout" : "unreachable", event.detail);
+    if (!tapPending(event.detail)) {
+      tapError(event.type === "htmx:timeout" ? "timeout" : "unreachable", event.detail);
+    }
     lost(); // the socket may not have noticed yet
   }
 
   document.body.addEventListener("htmx:sendError", unreachable);
   document.body.addEventListener("htmx:timeout", unreachable);
   document.body.addEventListener("htmx:responseError", function (event) {
+    if (tapPending(event.detail)) { return; }
     var status = event.detail.xhr.status;
     if (status === 403 || status === 404) { tapError("refused"); }
     else { tapError("failed", status >= 500 && event.detail); } // only a server error retried

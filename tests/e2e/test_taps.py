@@ -183,6 +183,21 @@ def test_a_tap_while_the_server_is_stopped_says_so_and_retry_does_it_once_it_is_
     expect(attacks_on(anna)).to_have_count(1)
 
 
+def test_retry_sends_the_failed_tap_even_if_the_odds_failed_after_it(open_browser, table_server):
+    """The odds are fetched again as Anna changes the form: with the server gone that fails
+    too, after her tap did. Retry still sends the attack, not the odds."""
+    referee, anna = a_fight_on_a_phone_in(open_browser, "ru")
+    table_server.stop()
+    alert = tap_attack(anna)
+    expect(alert).to_contain_text("Не отправлено", timeout=PROMISED_MS)
+    anna.locator("#panel #id_modifier").fill("1")
+    anna.locator("#panel #id_modifier").press("Tab")  # a change: the odds are asked for at once
+    table_server.start()
+    wait_until_live(referee)
+    retried(anna, alert.get_by_role("button", name="Повторить"))
+    expect(attacks_on(referee)).to_have_count(1)
+
+
 def test_a_tap_the_sleeping_server_never_answers_times_out_and_retry_never_applies_it_twice(
     open_browser, table_server
 ):
