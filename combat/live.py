@@ -18,9 +18,9 @@ from __future__ import annotations
 import functools
 import re
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -37,6 +37,8 @@ from .prepared import Prepared
 
 if TYPE_CHECKING:
     from .rounds import Standing
+
+Row = TypeVar("Row", Combatant, int)
 
 
 def announce(encounter: Encounter) -> None:
@@ -100,6 +102,13 @@ def action_urls(encounter: Encounter) -> dict[str, str]:
     }
 
 
+def own_first(rows: Iterable[Row], own: Collection[int]) -> list[Row]:
+    """A side's rows (combatants or their ids) with a player's own first, the others in the
+    table's order: a phone shows its player's character at the top. For the referee, who
+    controls every row, the order stays the table's."""
+    return sorted(rows, key=lambda row: (row if isinstance(row, int) else row.pk) not in own)
+
+
 def live_context(viewer: Viewer) -> dict[str, Any]:
     """Everything the live fragments need, filtered to what ``viewer`` may see (the page)."""
     from .party import follows  # built on this module
@@ -115,13 +124,14 @@ def live_context(viewer: Viewer) -> dict[str, Any]:
         combatant.saves_to_roll = pending.get(combatant.pk, [])
         combatant.holds = holds.get(combatant.pk, [])
     own = frozenset(c.pk for c in combatants if viewer.seat and c.seat_id == viewer.seat.pk)
+    controlled = {c.pk for c in combatants if viewer.can_control(c)}
     fight = round_context(encounter, combatants, conditions, referee=viewer.is_referee, own=own)
     return fight | {
         "viewer": viewer,
         "encounter": encounter,
-        "party": [c for c in combatants if c.side == Side.PARTY],
-        "foes": [c for c in combatants if c.side == Side.FOES],
-        "controlled_ids": {c.pk for c in combatants if viewer.can_control(c)},
+        "party": own_first([c for c in combatants if c.side == Side.PARTY], controlled),
+        "foes": own_first([c for c in combatants if c.side == Side.FOES], controlled),
+        "controlled_ids": controlled,
         "show_numbers": viewer.is_referee or encounter.show_foe_hp,
         "log_entries": list(visible_log(viewer)[: settings.FRAY_LOG_PAGE]),
         "seats": list(encounter.seats.all()) if viewer.is_referee else [],
@@ -554,7 +564,9 @@ class View:
             # The same rows as everyone's, and no section to send (a seat's differ).
             and self.sides == base.sides
             and shared.sides == before.sides
-            and all(self.sides[side][0] == shared.sides[side][0] for side in self.sides)
+            # (a seat lists its own first: the same rows, maybe in another order, which the
+            # rows sent by id do not depend on)
+            and all(set(self.sides[side][0]) == set(shared.sides[side][0]) for side in self.sides)
             and self.banner == shared.banner
             and base.banner == before.banner
             and self.moved == shared.moved
@@ -630,11 +642,17 @@ def build_view(
             if any(c.hidden for c in own):  # hidden from the others, not from its player
                 visible = [c for c in state.combatants if not c.hidden or c.pk in controlled]
                 sides = {
-                    side: (tuple(c.pk for c in visible if c.side == side), False)
+                    side: (
+                        tuple(own_first([c.pk for c in visible if c.side == side], controlled)),
+                        False,
+                    )
                     for side in (Side.PARTY, Side.FOES)
                 }
             else:
-                sides = {side: (ids, False) for side, (ids, _waiting) in shared.sides.items()}
+                sides = {
+                    side: (tuple(own_first(ids, controlled)), False)
+                    for side, (ids, _waiting) in shared.sides.items()
+                }
         context = {
             "viewer": viewer,
             "encounter": state.encounter,
