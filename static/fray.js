@@ -232,6 +232,23 @@
     else if (target.closest("#tap-error .retry") && failed) { retry(failed); }
   }, true);
 
+  // The action panel after a swap (a form opened or answered): its top, where a result or a
+  // refusal is said, brought into view below the sticky header (fray.css), and a refused
+  // form's first wrong field in view too, focused, its error beside it.
+  document.body.addEventListener("htmx:afterSettle", function (event) {
+    var panel = event.detail.target;
+    if (!panel || panel.id !== "panel" || !panel.firstElementChild) { return; }
+    var header = document.querySelector(".top");
+    var below = header ? header.getBoundingClientRect().bottom : 0;
+    var top = panel.getBoundingClientRect().top;
+    if (top < below || top > window.innerHeight - 48) { panel.scrollIntoView({ block: "start" }); }
+    var field = panel.querySelector(".field.invalid");
+    var control = field && field.querySelector("input:not([type=hidden]), select, textarea");
+    if (!control) { return; }
+    field.scrollIntoView({ block: "nearest" });
+    control.focus({ preventScroll: true });
+  });
+
   function retry(request) {
     var body = document.body;
     var control = request.cause && (request.cause.submitter || request.elt);
