@@ -111,3 +111,23 @@ async def test_live_updates_keep_a_players_own_character_first(
     assert [pk for pk, _ in _rows(boris, "party")][:3] == [brina.pk, aldric.pk, cyril.pk]
     for socket in (anna_ws, boris_ws):
         await socket.disconnect()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("system", "word", "letter"),
+    [
+        ("dolmenwood", ">Doom</a>", 'aria-label="D: Doom">D</a>'),
+        ("becmi", ">Dragon Breath</a>", ">B</a>"),
+    ],
+)
+def test_every_systems_saves_are_words_for_a_player_and_letters_for_the_referee(
+    encounter, referee, player, party, system, word, letter
+):
+    encounter.system = system
+    encounter.save(update_fields=["system"])
+    url = reverse("encounter", args=[encounter.slug])
+    anna = player.get(url).content.decode()
+    assert word in anna and 'class="saves words"' in anna
+    console = referee.get(url).content.decode()
+    assert letter in console and word not in console
