@@ -106,18 +106,24 @@ def lurker(encounter: Encounter) -> Combatant:
 
 
 class _FormReader(HTMLParser):
-    """The values a browser would send from the first form whose action contains ``action``."""
+    """The values a browser would send from the first form whose action contains ``action``
+    (is exactly ``action``, if ``exact``)."""
 
-    def __init__(self, action: str) -> None:
+    def __init__(self, action: str, exact: bool = False) -> None:
         super().__init__()
-        self.action, self.inside, self.done = action, False, False
+        self.action, self.exact, self.inside, self.done = action, exact, False, False
         self.values: dict[str, str] = {}
         self.select: str | None = None
         self.first_option: str | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = {k: v or "" for k, v in attrs}
-        if tag == "form" and not self.done and self.action in a.get("action", ""):
+        found = a.get("action", "")
+        if (
+            tag == "form"
+            and not self.done
+            and (found == self.action or (not self.exact and self.action in found))
+        ):
             self.inside = True
         if not self.inside:
             return
@@ -148,9 +154,14 @@ class _FormReader(HTMLParser):
 
 def form_values(html: str, action: str) -> dict[str, str]:
     """What submitting the form (action containing ``action``) on a page would send,
-    without the CSRF token: the test client does not check it."""
-    reader = _FormReader(action)
+    without the CSRF token: the test client does not check it. A form whose action is exactly
+    ``action`` comes first: a row's Hide (``…/combatants/7/hide/``) may come before the panel's
+    Edit form (``…/combatants/7/``) on the referee's page."""
+    reader = _FormReader(action, exact=True)
     reader.feed(html)
+    if not reader.done and not reader.inside:
+        reader = _FormReader(action)
+        reader.feed(html)
     reader.values.pop("csrfmiddlewaretoken", None)
     return reader.values
 

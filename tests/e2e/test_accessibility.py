@@ -29,6 +29,7 @@ from .test_table import (
     join,
     open_attack,
     open_panel,
+    open_settings,
     roll_attack,
     settled,
     swap_panel,
@@ -169,7 +170,7 @@ def test_every_page_type_passes_axe_in_both_themes(theme, new_context):
     panel = open_panel(laptop, "Add combatant")
     swap_panel(laptop, panel.get_by_role("button", name="Save"))  # nothing filled in
     expect(panel.locator(".errorlist").first).to_be_visible()
-    laptop.locator("details.settings > summary").click()
+    open_settings(laptop)
     expect(laptop.get_by_role("button", name="Save settings")).to_be_visible()
     audit.check(laptop, "encounter, referee, a refused form and the settings")
     open_panel(laptop, "Bestiary")

@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from .test_rounds import in_language
 from .test_table import (
     ENCOUNTER_PAGE,
+    act_on,
     add_character,
     add_monsters,
     combatant,
@@ -84,7 +85,7 @@ def test_a_punch_a_wrestle_and_a_ram_between_a_laptop_and_a_russian_phone(refere
 
     # The referee grabs the ogre with Sir Kay (WR 1 + 1 + 0 + AC 2 = 4): 24 against 1 + 13.
     ogre_row = combatant(referee, "Ogre")
-    panel = swap_panel(referee, combatant(referee, "Sir Kay").locator("a[href*='/bx/wrestle/']"))
+    panel = swap_panel(referee, act_on(referee, "Sir Kay").locator("a[href*='/bx/wrestle/']"))
     expect(panel.locator("h2")).to_have_text("Wrestling: grab")
     panel.locator("#id_target").select_option(label="Ogre")
     expect(panel.locator("output.odds")).to_contain_text("wrestling ratings 4 against 13")
@@ -101,7 +102,7 @@ def test_a_punch_a_wrestle_and_a_ram_between_a_laptop_and_a_russian_phone(refere
 
     # The second round, from the referee's row button: 20 against 1 again, thrown down.
     panel = swap_panel(
-        referee, combatant(referee, "Sir Kay").locator("a[href*='/bx/wrestle/round/']")
+        referee, act_on(referee, "Sir Kay").locator("a[href*='/bx/wrestle/round/']")
     )
     expect(panel.locator("h2")).to_have_text("Wrestling round")
     result = fill_and_roll(referee, attacker_natural="20", defender_natural="1")
@@ -115,7 +116,7 @@ def test_a_punch_a_wrestle_and_a_ram_between_a_laptop_and_a_russian_phone(refere
     # Two ships: the foes' cog rams the party's galley, (1d4 + 4) × 10 with a 2: 60 of 100.
     add_ship(referee, "Sea Wolf", "party", 100)
     add_ship(referee, "Black Cog", "foes", 80)
-    panel = swap_panel(referee, combatant(referee, "Black Cog").locator("a[href*='/bx/ram/']"))
+    panel = swap_panel(referee, act_on(referee, "Black Cog").locator("a[href*='/bx/ram/']"))
     panel.locator("#id_target").select_option(label="Sea Wolf")
     expect(panel.locator("output.odds")).to_contain_text("THAC0 19: needs")
     result = fill_and_roll(referee, natural="20", damage_dice="2")

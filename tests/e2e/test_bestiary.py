@@ -9,11 +9,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from .test_table import (
+    act_on,
     combatant,
     create_encounter,
     fresh,
     join,
     open_panel,
+    open_settings,
     settled,
     swap_panel,
 )
@@ -25,7 +27,7 @@ HP = re.compile(r"HP (\d+)/(\d+)")
 
 
 def show_foes_hit_points(referee: Page) -> None:
-    referee.locator("details.settings > summary").click()
+    open_settings(referee)
     referee.get_by_label("show foes' hit points to players").check()
     referee.get_by_role("button", name="Save settings").click()
     wait_until_live(referee)
@@ -69,7 +71,7 @@ def test_a_saved_monster_is_offered_after_a_reload_and_travels_in_a_bestiary_fil
     panel.locator("#id_entry").select_option(value="s:troll")
     swap_panel(referee, panel.get_by_role("button", name="Add", exact=True))
     settled(referee)
-    swap_panel(referee, combatant(referee, "Troll").get_by_role("button", name="Save to bestiary"))
+    swap_panel(referee, act_on(referee, "Troll").get_by_role("button", name="Save to bestiary"))
     expect(fresh(panel, ".message")).to_have_text("Saved Troll to the bestiary.")
     expect(panel.locator(".bestiary-entries .name")).to_have_text("Troll")
     assert referee.url == page_url  # a reload reloads the table, not the form's address

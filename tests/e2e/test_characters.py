@@ -8,6 +8,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from .test_table import (
     SAVE_KEYS,
+    act_on,
     add_character,
     combatant,
     create_encounter,
@@ -56,7 +57,7 @@ def test_a_referee_builds_a_character_by_class_and_level_on_a_phone(phone):
     expect_filled(panel, 14, (8, 9, 10, 10, 9))
     swap_panel(referee, panel.get_by_role("button", name="Save"))
     expect(fresh(panel, ".message")).to_have_text("Saved Aldric.")
-    row = combatant(referee, "Aldric")
+    row = act_on(referee, "Aldric")
     expect(row.locator(".sheet .class")).to_have_text("Fighter 7")
     # Edited later: the level moves on, THAC0 and the filled saves with it.
     panel = swap_panel(referee, row.get_by_role("link", name="Edit"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_table import add_character, combatant, create_encounter, fresh, open_panel, swap_panel
+from .test_table import act_on, add_character, create_encounter, fresh, open_panel, swap_panel
 
 pytestmark = pytest.mark.e2e
 
@@ -25,7 +25,7 @@ def test_a_referee_on_a_phone_attacks_with_a_hobgoblin_s_weapon(phone):
     panel.locator("#id_movement").fill("90' (30')")
     panel.locator("#id_special_notes").fill("Their chief waits upstream")
     swap_panel(referee, panel.get_by_role("button", name="Save"))
-    hobgoblin = combatant(referee, "Hobgoblin 2")
+    hobgoblin = act_on(referee, "Hobgoblin 2")  # the console shows a selected row's actions
     expect(hobgoblin.locator(".movement")).to_contain_text("90' (30')")
     expect(hobgoblin.locator(".special")).to_have_text("Their chief waits upstream")
 

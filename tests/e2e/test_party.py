@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 
 from .test_table import (
     ENCOUNTER_PAGE,
+    act_on,
     add_character,
     add_monsters,
     combatant,
@@ -17,6 +18,7 @@ from .test_table import (
     free_roll,
     give,
     join,
+    open_more,
     open_panel,
     settled,
     swap_panel,
@@ -39,12 +41,13 @@ def test_a_phone_follows_the_party_into_the_next_encounter_with_its_hit_points(r
     old_page = anna.url
 
     # The goblins wound Aldric: 5 of his 12 hit points.
-    hp = swap_panel(referee, combatant(referee, "Aldric").get_by_role("link", name="HP ±"))
+    hp = swap_panel(referee, act_on(referee, "Aldric").get_by_role("link", name="HP ±"))
     hp.locator("#id_amount").fill("5")
     swap_panel(referee, hp.get_by_role("button", name="Save"))
     expect(combatant(anna, "Aldric").locator(".hp")).to_contain_text("7/12")
 
     # The referee moves on: Aldric is ticked, the goblins are not offered.
+    open_more(referee)
     panel = open_panel(referee, "Next encounter with this party")
     expect(panel.get_by_label(re.compile(r"^Aldric \(7/12 hit points\)"))).to_be_checked()
     expect(panel.get_by_text("Goblin")).to_have_count(0)

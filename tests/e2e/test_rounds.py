@@ -9,6 +9,7 @@ from playwright.sync_api import Page, expect
 from .test_group import roll_group, row
 from .test_table import (
     MARK_STALE,
+    act_on,
     add_character,
     combatant,
     create_encounter,
@@ -91,7 +92,7 @@ def test_three_rounds_surprise_initiative_group_attack_fireball_morale_condition
 
     # A sleep spell: Goblin 5 is asleep for two rounds, on every screen.
     condition = swap_panel(
-        referee, combatant(referee, "Goblin 5").get_by_role("link", name="Condition")
+        referee, act_on(referee, "Goblin 5").get_by_role("link", name="Condition")
     )
     condition.locator("#id_kind").select_option("asleep")
     condition.locator("#id_duration").fill("2")
@@ -100,7 +101,7 @@ def test_three_rounds_surprise_initiative_group_attack_fireball_morale_condition
     expect(combatant(boris, "Goblin 5").locator(".condition")).to_contain_text("сон")
 
     # The first goblin falls: the referee is offered a morale check, and they hold.
-    hp = swap_panel(referee, combatant(referee, "Goblin 1").get_by_role("link", name="HP ±"))
+    hp = swap_panel(referee, act_on(referee, "Goblin 1").get_by_role("link", name="HP ±"))
     hp.locator("#id_amount").fill("20")
     swap_panel(referee, hp.get_by_role("button", name="Save"))
     expect(referee.locator("#round")).to_contain_text("Morale check due for the foes")

@@ -56,6 +56,32 @@ def combatant(page: Page, name: str):
     )
 
 
+def act_on(page: Page, name: str) -> Locator:
+    """The named combatant's row with its actions in view. The referee's console shows one
+    combatant's actions at a time, so the referee selects the row first, as at the table (a
+    click on its name); a player's rows show their actions anyway."""
+    row = combatant(page, name)
+    if page.locator("#console-keys").count():
+        row.locator(".line .name").click()
+        expect(row).to_have_class(re.compile(r"\bselected\b"))
+    return row
+
+
+def open_more(referee: Page) -> None:
+    """The referee's "Files, next encounter, settings", folded away on the console, opened."""
+    more = referee.locator("#referee-tools details.more")
+    if more.get_attribute("open") is None:
+        more.locator(":scope > summary").click()
+    expect(more).to_have_attribute("open", "")
+
+
+def open_settings(referee: Page) -> None:
+    """The encounter's settings form, in view."""
+    open_more(referee)
+    referee.locator("details.settings > summary").click()
+    expect(referee.get_by_role("button", name="Save settings")).to_be_visible()
+
+
 # htmx puts new content on the page at once but wires up its links, forms and triggers only as
 # it settles, a moment later (much later on a busy machine); meanwhile it marks the new
 # elements with this class. A click on an unwired link or button is a plain page load instead
@@ -130,7 +156,7 @@ def add_character(referee: Page, name: str, ac: int, hp: int, thac0: int, str_sc
 
 def give(referee: Page, name: str, player_name: str) -> None:
     """Edit → "Controlled by": the referee hands a combatant to a player's seat."""
-    panel = swap_panel(referee, combatant(referee, name).get_by_role("link", name="Edit"))
+    panel = swap_panel(referee, act_on(referee, name).get_by_role("link", name="Edit"))
     panel.get_by_label("Controlled by").select_option(label=player_name)
     swap_panel(referee, panel.get_by_role("button", name="Save"))
     expect(combatant(referee, name).locator(".seat")).to_have_text(player_name)
@@ -151,7 +177,7 @@ def open_attack(player: Page, attacker: str, target: str) -> Locator:
 
     The form opens with the odds against the first foe already shown, and a new choice only
     rewrites that line in place: nothing else in the form is replaced, so typing can go on."""
-    panel = swap_panel(player, combatant(player, attacker).locator("a[href*='/attack/']"))
+    panel = swap_panel(player, act_on(player, attacker).locator("a[href*='/attack/']"))
     aimed_at = panel.locator("#id_target")
     aimed_at.select_option(label=target)
     expect(aimed_at.locator("option:checked")).to_have_text(target)

@@ -22,6 +22,7 @@ from .test_table import (
     give,
     join,
     open_panel,
+    open_settings,
     settled,
     swap_panel,
     wait_until_live,
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.e2e
 
 
 def turn_on_hit_locations(referee: Page) -> None:
-    referee.locator("details.settings > summary").click()
+    open_settings(referee)
     referee.get_by_label("Hit locations").check()
     referee.get_by_role("button", name="Save settings").click()
     wait_until_live(referee)
