@@ -9,7 +9,8 @@
   if (!body.classList.contains("referee") || !hint) { return; }
   var header = document.querySelector(".top");
   var panel = document.getElementById("panel");
-  var STORED = "fray-selected:" + window.location.pathname;
+  // Kept per encounter (a boosted action's address replaces the page's own in the bar).
+  var STORED = "fray-selected:" + (/^\/e\/[^/]+\//.exec(window.location.pathname) || [""])[0];
   var selected = null;
   var focusPanel = false; // a key opened the panel: its first field takes the typing
   try { selected = window.sessionStorage.getItem(STORED); } catch (ignore) { /* private mode */ }
@@ -146,6 +147,7 @@
     if (action && !event.shiftKey) {
       event.preventDefault();
       focusPanel = true;
+      window.htmx.process(action); // a row a live update brought a moment ago: wired up now
       action.click();
     }
   });

@@ -58,6 +58,14 @@ def assert_on_screen(page: Page, thing: Locator) -> None:
     )
 
 
+def assert_top_on_screen(page: Page, thing: Locator) -> None:
+    """Its top edge in the viewport below the header: seen, though it may go on below."""
+    expect(thing).to_be_visible()
+    box = thing.bounding_box()
+    assert box is not None
+    assert header_bottom(page) <= box["y"] < SCREEN["height"] - 16, f"{thing} at y {box['y']:.0f}"
+
+
 def panel_heading(page: Page) -> Locator:
     return fresh(page.locator("#panel"), "h2")
 
@@ -103,24 +111,30 @@ def test_a_dozen_combatants_their_action_bar_and_the_log_fit_a_laptop_screen(ref
     referee.keyboard.press("k")
     expect(goblin).to_have_class(SELECTED)
     settled(referee)
+    referee.evaluate("window.stillThisPage = true")
     referee.keyboard.press("a")
     expect(panel_heading(referee)).to_have_text("Attack")
     panel = referee.locator("#panel")
     expect(panel.locator("#id_actor option:checked")).to_have_text("Goblin 3")
+    assert referee.evaluate("window.stillThisPage"), "opened in the panel, not as a page"
     assert_on_screen(referee, panel_heading(referee))
     panel_box, table_box = panel.bounding_box(), referee.locator("#foes").bounding_box()
     assert panel_box["x"] >= table_box["x"] + table_box["width"]  # beside the table, not over it
     assert_on_screen(referee, referee.locator("#log h2"))
 
-    # Typed keys go to the form, not to the console: "a" in a field is just an "a".
+    # Typed keys go to the form, not to the console: "2" in a field is not the second save.
     panel.locator("#id_target").select_option(label="Aldric")
+    panel.locator("#id_damage").fill("")
+    panel.locator("#id_damage").press_sequentially("2d4")
+    expect(panel.locator("#id_damage")).to_have_value("2d4")
+    expect(panel_heading(referee)).to_have_text("Attack")
     panel.locator("#id_natural").fill("20")
     swap_panel(referee, panel.locator("button.primary"))
     result = fresh(panel, ".result")
     expect(result).to_contain_text("Goblin 3 attacks Aldric")
     assert_on_screen(referee, result)
     expect(referee.locator("#log")).to_contain_text("Goblin 3 attacks Aldric")
-    assert_on_screen(referee, referee.locator("#log .entry").first)
+    assert_top_on_screen(referee, referee.locator("#log .entry").first)  # the newest
     expect(goblin).to_have_class(SELECTED)  # the rows the roll re-rendered keep it
 
     # Escape closes the panel; the log has the whole column again.
