@@ -245,3 +245,31 @@ def test_on_a_tablet_the_console_is_one_column_and_the_panel_opens_in_view(refer
     # The panel comes before the table's lists, under the round, as on the page before the console.
     panel, foes = referee.locator("#panel").bounding_box(), referee.locator("#foes").bounding_box()
     assert panel["y"] < foes["y"]
+
+
+@pytest.mark.parametrize("system", ["dolmenwood", "becmi"])
+def test_dolmenwood_and_becmi_rows_have_the_same_keys(referee, system):
+    referee.set_viewport_size(SCREEN)
+    referee.locator("#id_name").fill("The old mill")
+    referee.locator("#id_system").select_option(system)
+    referee.get_by_role("button", name="Create the encounter").click()
+    wait_until_live(referee)
+    add_monsters(referee, 2, "Goblin", ac=6 if system == "becmi" else 12, hit_dice="1")
+    goblin = act_on(referee, "Goblin 2")
+    keys = {
+        "a": goblin.get_by_role("link", name="Attack", exact=True),
+        "c": goblin.get_by_role("link", name="Check", exact=True),
+        "h": goblin.get_by_role("link", name="HP ±", exact=True),
+        "e": goblin.get_by_role("link", name="Edit", exact=True),
+    }
+    for key, link in keys.items():
+        expect(link).to_have_attribute("aria-keyshortcuts", key)
+    expect(goblin.locator(".saves .save")).to_have_count(5)
+    for n in range(1, 6):
+        expect(goblin.locator(".saves .save").nth(n - 1)).to_have_attribute(
+            "aria-keyshortcuts", str(n)
+        )
+    settled(referee)
+    referee.keyboard.press("1")
+    expect(panel_heading(referee)).to_have_text("Saving throw")
+    expect(referee.locator("#panel #id_actor option:checked")).to_have_text("Goblin 2")
