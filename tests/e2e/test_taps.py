@@ -331,6 +331,9 @@ def test_a_server_error_offers_retry_and_a_refusal_does_not(open_browser):
     anna.route(ATTACK_PATH, lambda route: route.abort("connectionrefused"))
     panel = anna.locator("#panel")
     panel.evaluate(MARK_STALE)
+    # The attack's live update has re-drawn her row: its link is htmx's once that has settled.
+    expect(attacks_on(anna)).to_have_count(1)
+    settled(anna)
     combatant(anna, "Aldric").locator("a[href*='/attack/']").click()
     expect(alert).to_contain_text("Не надіслано")
     anna.unroute(ATTACK_PATH)
