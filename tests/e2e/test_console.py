@@ -118,6 +118,7 @@ def test_a_dozen_combatants_their_action_bar_and_the_log_fit_a_laptop_screen(ref
     expect(panel.locator("#id_actor option:checked")).to_have_text("Goblin 3")
     assert referee.evaluate("window.stillThisPage"), "opened in the panel, not as a page"
     assert_on_screen(referee, panel_heading(referee))
+    assert_on_screen(referee, panel.locator("button.primary"))  # Roll, however long the form
     panel_box, table_box = panel.bounding_box(), referee.locator("#foes").bounding_box()
     assert panel_box["x"] >= table_box["x"] + table_box["width"]  # beside the table, not over it
     assert_on_screen(referee, referee.locator("#log h2"))
