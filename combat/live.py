@@ -106,7 +106,13 @@ def own_first(rows: Iterable[Row], own: Collection[int]) -> list[Row]:
     """A side's rows (combatants or their ids) with a player's own first, the others in the
     table's order: a phone shows its player's character at the top. For the referee, who
     controls every row, the order stays the table's."""
-    return sorted(rows, key=lambda row: (row if isinstance(row, int) else row.pk) not in own)
+    rows = list(rows)
+    if not own:
+        return rows
+    first = [row for row in rows if (row if isinstance(row, int) else row.pk) in own]
+    if not first:
+        return rows
+    return first + [row for row in rows if (row if isinstance(row, int) else row.pk) not in own]
 
 
 def live_context(viewer: Viewer) -> dict[str, Any]:
@@ -633,7 +639,8 @@ def build_view(
         else:
             # A seat's view is the common one with its own rows: work in its own rows only.
             own = state.by_seat.get(audience.seat, [])
-            if not own and _moved(state, audience) == shared.moved:
+            moved = _moved(state, audience)
+            if not own and moved == shared.moved:
                 return _linked(shared, previous)  # it sees just what every player sees
             rows = dict(shared.rows)
             rows.update({c.pk: _row(state, audience, c, viewer, controlled=True) for c in own})
@@ -649,8 +656,12 @@ def build_view(
                     for side in (Side.PARTY, Side.FOES)
                 }
             else:
+                # (a side none of its own are on is the common one, as it is)
                 sides = {
-                    side: (tuple(own_first(ids, controlled)), False)
+                    side: (
+                        tuple(own_first(ids, controlled)) if controlled.intersection(ids) else ids,
+                        False,
+                    )
                     for side, (ids, _waiting) in shared.sides.items()
                 }
         context = {
@@ -669,6 +680,12 @@ def build_view(
 
             return render
 
+        if shared is None:
+            banner, moved = _banner(state, audience, viewer, frozenset()), _moved(state, audience)
+        elif controlled.isdisjoint(state.standing.acting_ids):
+            banner = shared.banner  # none of its own acts now: the round as every player sees it
+        else:
+            banner = _banner(state, audience, viewer, frozenset(controlled))
         by_pk = state.by_pk
         seats_html = _seats(state, audience, context) if audience.referee else ""
         view = View(
@@ -691,8 +708,8 @@ def build_view(
                 else section("combat/_log.html", {"rendered_entries": list(entries.values())}),
             },
             seats_html=seats_html,
-            banner=_banner(state, audience, viewer, frozenset(controlled if shared else ())),
-            moved=_moved(state, audience),
+            banner=banner,
+            moved=moved,
             shared=shared,
             own=tuple(controlled) if shared is not None else (),
         )
