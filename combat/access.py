@@ -8,6 +8,7 @@ out every other browser that opened the old referee link.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import MutableMapping
 from dataclasses import dataclass
@@ -44,7 +45,8 @@ class Viewer:
 
     The encounter's combatants are read once per Viewer and change (see ``combatants``): a
     request builds its forms from one reading. To see the database as it is after a change
-    made elsewhere, ask a new Viewer (``dataclasses.replace(viewer)``).
+    made elsewhere, ask a new Viewer (``dataclasses.replace(viewer)``); after a change made
+    with this one, ``after_change``.
     """
 
     encounter: Encounter
@@ -66,6 +68,22 @@ class Viewer:
             read = (seq, encounter_rows(self.encounter))
             object.__setattr__(self, "_combatants", read)  # a cache, not part of the value
         return read[1]
+
+    def after_change(self) -> Viewer:
+        """A new Viewer that sees the database as this one's change left it: its combatants
+        are the ones the change was just rendered from for the live table in this thread
+        (``combat.hub.render_here``), when it was, else read again."""
+        from .hub import rows_rendered_here  # the hub builds on this module
+
+        after = dataclasses.replace(self)
+        encounter = self.encounter
+        rows = rows_rendered_here(encounter.pk, encounter.seq)
+        if rows is not None:
+            remember = Combatant.encounter.field.set_cached_value
+            for row in rows:
+                remember(row, encounter)
+            object.__setattr__(after, "_combatants", (encounter.seq, rows))
+        return after
 
     def _own(self, combatant: Combatant) -> bool:
         # As ``Q(seat=self.seat)`` reads it.

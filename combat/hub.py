@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -25,10 +26,12 @@ from typing import Protocol
 
 from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
+from django.core.signals import request_started
 from django.db import InterfaceError, OperationalError, connection
+from django.dispatch import receiver
 
 from .live import Audience, State, View, build_views
-from .models import Encounter
+from .models import Combatant, Encounter
 
 logger = logging.getLogger(__name__)
 
@@ -266,17 +269,56 @@ RENDER_LOCK = threading.Lock()
 
 
 def _build(
-    hub: TableHub, audiences: set[Audience], at_least: int
+    hub: TableHub, audiences: set[Audience], at_least: int, *, keep_rows: bool = False
 ) -> tuple[State, dict[Audience, View]] | None:
     """Every audience's view at number ``at_least`` or later: the state the hub has, when it
-    is that recent (a socket of a new audience connecting), else loaded anew."""
+    is that recent (a socket of a new audience connecting), else loaded anew. With
+    ``keep_rows``, this thread keeps its own copies of the combatants as loaded
+    (``rows_rendered_here``), taken before any other render reuses them."""
     with RENDER_LOCK:
         state = hub.state
         current = state is not None and state.seq >= at_least
         built = build_views(hub.encounter_id, audiences, hub.views, state, current=current)
         if built is not None:
             hub.built_seq = max(hub.built_seq, built[0].seq)
+            if keep_rows:
+                _HERE.rows = (hub.encounter_id, built[0].seq, copied(built[0].combatants))
         return built
+
+
+# The combatants the last change rendered in this thread (``render_here``) were loaded as
+# the change left them: the request that made it reads them from here, not again. Kept for
+# that request only: the next one starts without them.
+_HERE = threading.local()
+
+
+@receiver(request_started)
+def _forget_rows(**_kwargs: object) -> None:
+    _HERE.rows = None
+
+
+def copied(combatants: list[Combatant]) -> list[Combatant]:
+    """Instances of their own of ``combatants``, as ``copy.copy`` makes them (each with a
+    state and related objects' cache of its own): the rendered ones stay the hub's, reused
+    by its next load."""
+    rows = []
+    for combatant in combatants:
+        row = Combatant.__new__(Combatant)
+        row.__dict__.update(combatant.__dict__)
+        row._state = copy.copy(combatant._state)
+        row._state.fields_cache = dict(combatant._state.fields_cache)
+        rows.append(row)
+    return rows
+
+
+def rows_rendered_here(encounter_id: int, seq: int) -> list[Combatant] | None:
+    """The encounter's combatants at number ``seq``, when this thread has just rendered that
+    change (``render_here``); taken once (None: read them from the database)."""
+    kept = getattr(_HERE, "rows", None)
+    _HERE.rows = None
+    if kept is None or kept[0] != encounter_id or kept[1] != seq:
+        return None
+    return kept[2]
 
 
 def claim_render(encounter_id: int, seq: int) -> TableHub | None:
@@ -304,7 +346,7 @@ def render_here(hub: TableHub, seq: int) -> None:
     loop = hub.loop
     try:
         audiences = {socket.audience for socket in list(hub.sockets)}
-        built = _build(hub, audiences, seq)
+        built = _build(hub, audiences, seq, keep_rows=True)
     except Exception:
         logger.exception("live: rendering encounter %s where it changed", hub.encounter_id)
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody to tell

@@ -4,7 +4,6 @@ playing BECMI / Rules Cyclopedia."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -106,7 +105,7 @@ def _acted(
     request: HttpRequest, viewer: Viewer, panel: str, form: forms.ActionForm, result: Any
 ) -> HttpResponse:
     """The result, and the form again for the next one (a new one-time key)."""
-    after = dataclasses.replace(viewer)
+    after = viewer.after_change()
     fresh = type(form)(viewer=after, initial=form.kept_values())
     extra: dict[str, Any] = {"form": fresh, "odds": odds_of(fresh)}
     if isinstance(result, LogEntry):

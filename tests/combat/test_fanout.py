@@ -382,3 +382,45 @@ async def test_a_save_left_to_a_player_reaches_that_phone_only(table):
     assert f"Their players roll the saves of: {heroes[0].name}" in other
     for socket in (own_ws, other_ws):
         await socket.disconnect()
+
+
+def _combatant_reads(queries) -> int:
+    """Reads of all an encounter's combatants as model instances (not one row, not values)."""
+    return sum(
+        1
+        for q in queries
+        if q["sql"].startswith('SELECT "combat_combatant"."id", "combat_combatant"."encounter_id"')
+        and 'WHERE "combat_combatant"."encounter_id" =' in q["sql"]
+    )
+
+
+async def test_the_answer_to_a_change_rendered_here_reads_no_combatant_again(table):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    encounter, referee, players, heroes, goblins = table
+
+    def post(name: str, data: dict) -> tuple[str, int]:
+        with CaptureQueriesContext(connection) as queries:
+            response = referee.post(
+                reverse(name, args=[encounter.slug]), data, HTTP_HX_REQUEST="true"
+            )
+        assert response.status_code == 200
+        return response.content.decode(), _combatant_reads(queries.captured_queries)
+
+    # No socket on the table: the answer's form reads the combatants as the change left them.
+    damage = {"actor": goblins[0].pk, "action": "damage", "amount": 49}
+    answer, alone = await sync_to_async(post)("hit_points", damage)
+    assert alone == 2  # before acting, and after
+    assert f'<option value="{goblins[0].pk}"' in answer
+    player_ws = await _open(players[0], encounter.slug, seq=encounter.seq + 1)
+    # A socket open: the change is rendered in the request, and the answer takes the
+    # combatants from that render, as the change left them (the goblin it killed is gone
+    # from the form).
+    attack = {"actor": heroes[1].pk, "target": goblins[0].pk, "mode": "melee", "natural": 20}
+    attack |= {"damage": "1d6", "damage_dice": "3"}
+    answer, watched = await sync_to_async(post)("attack", attack)
+    assert watched == alone - 1
+    assert "Goblin 0" in answer and f'<option value="{goblins[0].pk}"' not in answer
+    assert _marker(await player_ws.receive_from(timeout=5))[0] == encounter.seq + 2
+    await player_ws.disconnect()
