@@ -406,10 +406,14 @@ ENTRIES = _Lru(20_000)
 _BETWEEN_TAGS = re.compile(r">\s+<")
 
 
-def _html(template: str, context: dict[str, Any]) -> str:
-    """``template`` rendered, its indentation gone: one space between tags renders the same,
-    and these fragments go to every socket."""
-    return _BETWEEN_TAGS.sub("> <", render_to_string(template, context).strip())
+def _html(template: str, context: dict[str, Any], language: str) -> str:
+    """``template`` rendered in ``language``, its indentation gone: one space between tags
+    renders the same, and these fragments go to every socket.
+
+    The language is switched for the render only: a view whose fragments all come from the
+    caches (most seats' views, most changes) switches nothing."""
+    with translation.override(language):
+        return _BETWEEN_TAGS.sub("> <", render_to_string(template, context).strip())
 
 
 OOB = re.compile(r"^(\s*<\w+)")
@@ -459,6 +463,7 @@ def _row(
                 "show_numbers": show_numbers,
                 "action_urls": state.urls,
             },
+            audience.language,
         )
 
     return ROWS.fetch(key, render)
@@ -485,6 +490,7 @@ def _entry(state: State, audience: Audience, entry: LogEntry, viewer: Viewer) ->
                 "encounter": state.encounter,
                 "show_numbers": show_numbers,
             },
+            audience.language,
         )
 
     return ENTRIES.fetch(key, render)
@@ -625,95 +631,94 @@ def build_view(
     With ``shared`` (the players' view in this language, with no seat), a seat's view is that
     one with the seat's own rows put in: what all players see is built once per language.
     """
-    with translation.override(audience.language):
-        viewer = _viewer_of(state, audience)
-        if shared is None:
-            visible = [c for c in state.combatants if audience.referee or not c.hidden]
-            rows = {c.pk: _row(state, audience, c, viewer) for c in visible}
-            entries = _entries(state, audience, viewer)
-            controlled = {c.pk for c in visible} if audience.referee else set()
+    viewer = _viewer_of(state, audience)
+    if shared is None:
+        visible = [c for c in state.combatants if audience.referee or not c.hidden]
+        rows = {c.pk: _row(state, audience, c, viewer) for c in visible}
+        entries = _entries(state, audience, viewer)
+        controlled = {c.pk for c in visible} if audience.referee else set()
+        sides = {
+            side: (tuple(c.pk for c in visible if c.side == side), not audience.referee)
+            for side in (Side.PARTY, Side.FOES)
+        }
+    else:
+        # A seat's view is the common one with its own rows: work in its own rows only.
+        own = state.by_seat.get(audience.seat, [])
+        moved = _moved(state, audience)
+        if not own and moved == shared.moved:
+            return _linked(shared, previous)  # it sees just what every player sees
+        rows = dict(shared.rows)
+        rows.update({c.pk: _row(state, audience, c, viewer, controlled=True) for c in own})
+        entries = shared.entries
+        controlled = {c.pk for c in own}
+        if any(c.hidden for c in own):  # hidden from the others, not from its player
+            visible = [c for c in state.combatants if not c.hidden or c.pk in controlled]
             sides = {
-                side: (tuple(c.pk for c in visible if c.side == side), not audience.referee)
+                side: (_own_first([c.pk for c in visible if c.side == side], controlled), False)
                 for side in (Side.PARTY, Side.FOES)
             }
         else:
-            # A seat's view is the common one with its own rows: work in its own rows only.
-            own = state.by_seat.get(audience.seat, [])
-            moved = _moved(state, audience)
-            if not own and moved == shared.moved:
-                return _linked(shared, previous)  # it sees just what every player sees
-            rows = dict(shared.rows)
-            rows.update({c.pk: _row(state, audience, c, viewer, controlled=True) for c in own})
-            entries = shared.entries
-            controlled = {c.pk for c in own}
-            if any(c.hidden for c in own):  # hidden from the others, not from its player
-                visible = [c for c in state.combatants if not c.hidden or c.pk in controlled]
-                sides = {
-                    side: (
-                        tuple(own_first([c.pk for c in visible if c.side == side], controlled)),
-                        False,
-                    )
-                    for side in (Side.PARTY, Side.FOES)
-                }
-            else:
-                # (a side none of its own are on is the common one, as it is)
-                sides = {
-                    side: (
-                        tuple(own_first(ids, controlled)) if controlled.intersection(ids) else ids,
-                        False,
-                    )
-                    for side, (ids, _waiting) in shared.sides.items()
-                }
-        context = {
-            "viewer": viewer,
-            "encounter": state.encounter,
-            "controlled_ids": controlled,
-            "rendered_rows": rows,
-            "oob": True,
-            "action_urls": state.urls,
-        }
+            sides = {
+                side: (_own_first(ids, controlled), False)
+                for side, (ids, _waiting) in shared.sides.items()
+            }
+    context = {
+        "viewer": viewer,
+        "encounter": state.encounter,
+        "controlled_ids": controlled,
+        "rendered_rows": rows,
+        "oob": True,
+        "action_urls": state.urls,
+    }
 
-        def section(template: str, extra: dict[str, Any]) -> Callable[[], str]:
-            def render() -> str:
-                with translation.override(audience.language):
-                    return _html(template, context | extra)
+    def section(template: str, extra: dict[str, Any]) -> Callable[[], str]:
+        def render() -> str:
+            return _html(template, context | extra, audience.language)
 
-            return render
+        return render
 
-        if shared is None:
-            banner, moved = _banner(state, audience, viewer, frozenset()), _moved(state, audience)
-        elif controlled.isdisjoint(state.standing.acting_ids):
-            banner = shared.banner  # none of its own acts now: the round as every player sees it
-        else:
-            banner = _banner(state, audience, viewer, frozenset(controlled))
-        by_pk = state.by_pk
-        seats_html = _seats(state, audience, context) if audience.referee else ""
-        view = View(
-            audience=audience,
-            seq=state.seq,
-            rows=rows,
-            sides={str(k): v for k, v in sides.items()},
-            entries=entries,
-            sections={
-                "party": section(
-                    "combat/_party.html",
-                    {"party": [by_pk[pk] for pk in sides[Side.PARTY][0]]},
-                ),
-                "foes": section(
-                    "combat/_foes.html",
-                    {"foes": [by_pk[pk] for pk in sides[Side.FOES][0]]},
-                ),
-                "log": shared.sections["log"]
-                if shared is not None
-                else section("combat/_log.html", {"rendered_entries": list(entries.values())}),
-            },
-            seats_html=seats_html,
-            banner=banner,
-            moved=moved,
-            shared=shared,
-            own=tuple(controlled) if shared is not None else (),
-        )
+    if shared is None:
+        banner, moved = _banner(state, audience, viewer, frozenset()), _moved(state, audience)
+    elif controlled.isdisjoint(state.standing.acting_ids):
+        banner = shared.banner  # none of its own acts now: the round as every player sees it
+    else:
+        banner = _banner(state, audience, viewer, frozenset(controlled))
+    by_pk = state.by_pk
+    seats_html = _seats(state, audience, context) if audience.referee else ""
+    view = View(
+        audience=audience,
+        seq=state.seq,
+        rows=rows,
+        sides={str(k): v for k, v in sides.items()},
+        entries=entries,
+        sections={
+            "party": section(
+                "combat/_party.html",
+                {"party": [by_pk[pk] for pk in sides[Side.PARTY][0]]},
+            ),
+            "foes": section(
+                "combat/_foes.html",
+                {"foes": [by_pk[pk] for pk in sides[Side.FOES][0]]},
+            ),
+            "log": shared.sections["log"]
+            if shared is not None
+            else section("combat/_log.html", {"rendered_entries": list(entries.values())}),
+        },
+        seats_html=seats_html,
+        banner=banner,
+        moved=moved,
+        shared=shared,
+        own=tuple(controlled) if shared is not None else (),
+    )
     return _linked(view, previous)
+
+
+def _own_first(ids: tuple[int, ...] | list[int], own: Collection[int]) -> tuple[int, ...]:
+    """``own_first`` for a side's ids: a side none of ``own`` is on stays as it is."""
+    first = [pk for pk in ids if pk in own]
+    if not first:
+        return tuple(ids)
+    return (*first, *(pk for pk in ids if pk not in own))
 
 
 def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int]) -> str:
@@ -738,7 +743,7 @@ def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int
         *(value for name, value in fight.items() if name != "steps"),
     )
     context = {"viewer": viewer, "encounter": state.encounter, "oob": True} | fight
-    return ROWS.fetch(key, lambda: _html("combat/_round.html", context))
+    return ROWS.fetch(key, lambda: _html("combat/_round.html", context, audience.language))
 
 
 def _moved(state: State, audience: Audience) -> str:
@@ -751,14 +756,18 @@ def _moved(state: State, audience: Audience) -> str:
     can = follows(_viewer_of(state, audience))
     key = ("moved", encounter.slug, audience.language, moved_on_to and moved_on_to.name, can)
     context = {"encounter": encounter, "moved_on_to": moved_on_to, "follows": can}
-    return ROWS.fetch(key, lambda: _html("combat/_party_moved.html", context | {"oob": True}))
+    return ROWS.fetch(
+        key, lambda: _html("combat/_party_moved.html", context | {"oob": True}, audience.language)
+    )
 
 
 def _seats(state: State, audience: Audience, context: dict[str, Any]) -> str:
     """The referee's list of players, rendered again only when a seat comes or goes."""
     seats = list(state.seats.values())
     key = ("seats", tuple((s.pk, s.name) for s in seats), state.encounter.slug, audience.language)
-    return ROWS.fetch(key, lambda: _html("combat/_seats.html", context | {"seats": seats}))
+    return ROWS.fetch(
+        key, lambda: _html("combat/_seats.html", context | {"seats": seats}, audience.language)
+    )
 
 
 def _entries(state: State, audience: Audience, viewer: Viewer) -> dict[str, str]:

@@ -259,9 +259,9 @@ async def test_the_display_costs_no_render_beyond_the_players_view(live_table, m
         built.append(audience)
         return build_view(state, audience, *args, **kwargs)
 
-    def counting_html(template, context):
+    def counting_html(template, context, language):
         renders.append(template)
-        return html(template, context)
+        return html(template, context, language)
 
     monkeypatch.setattr(live, "build_view", counting_build)
     monkeypatch.setattr(live, "_html", counting_html)
