@@ -176,6 +176,10 @@ class State:
     holds: dict[int, list[Any]] = field(default_factory=dict)  # BECMI wrestling
     # Worked out once per change, not once per audience: what each row shows, whose it is.
     shown: dict[int, tuple[Any, ...]] = field(default_factory=dict)
+    shown_to_players: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # no seat name
+    _listed: dict[bool, tuple[list[Combatant], dict[str, tuple[int, ...]]]] = field(
+        default_factory=dict
+    )
     by_seat: dict[int, list[Combatant]] = field(default_factory=dict)
     by_pk: dict[int, Combatant] = field(default_factory=dict)
     # The rows as stored, for the next load to tell which changed (see ``_reread``).
@@ -211,6 +215,7 @@ class State:
                 repr(c.attacks), c.movement, c.xp, c.special_notes, c.saves_as,
                 seat.name if seat else None,
             )  # fmt: skip
+            self.shown_to_players[c.pk] = self.shown[c.pk][:-1]  # the seat's name is last
             if c.seat_id:
                 self.by_seat.setdefault(c.seat_id, []).append(c)
 
@@ -253,6 +258,19 @@ class State:
     @property
     def seq(self) -> int:
         return self.encounter.seq
+
+    def listed(self, referee: bool) -> tuple[list[Combatant], dict[str, tuple[int, ...]]]:
+        """The rows the referee, or every player, sees, and their ids by side: worked out
+        once per change, not once per audience."""
+        listed = self._listed.get(referee)
+        if listed is None:
+            visible = [c for c in self.combatants if referee or not c.hidden]
+            sides = {
+                str(side): tuple(c.pk for c in visible if c.side == side)
+                for side in (Side.PARTY, Side.FOES)
+            }
+            listed = self._listed[referee] = (visible, sides)
+        return listed
 
     @functools.cached_property
     def standing(self) -> Standing:
@@ -437,9 +455,9 @@ def _row(
 ) -> str:
     controlled = controlled or audience.referee
     show_numbers = state.shows_numbers(audience)
-    shown = state.shown[combatant.pk]
+    shown = (state.shown if audience.referee else state.shown_to_players)[combatant.pk]
     key = (
-        shown if audience.referee else shown[:-1],  # only the referee sees the seat's name
+        shown,  # only the referee sees the seat's name
         audience.referee,
         controlled,
         show_numbers,
@@ -633,14 +651,11 @@ def build_view(
     """
     viewer = _viewer_of(state, audience)
     if shared is None:
-        visible = [c for c in state.combatants if audience.referee or not c.hidden]
+        visible, ids = state.listed(audience.referee)
         rows = {c.pk: _row(state, audience, c, viewer) for c in visible}
         entries = _entries(state, audience, viewer)
-        controlled = {c.pk for c in visible} if audience.referee else set()
-        sides = {
-            side: (tuple(c.pk for c in visible if c.side == side), not audience.referee)
-            for side in (Side.PARTY, Side.FOES)
-        }
+        controlled = set(rows) if audience.referee else set()
+        sides = {side: (ids[side], not audience.referee) for side in (Side.PARTY, Side.FOES)}
     else:
         # A seat's view is the common one with its own rows: work in its own rows only.
         own = state.by_seat.get(audience.seat, [])
@@ -718,7 +733,7 @@ def _own_first(ids: tuple[int, ...] | list[int], own: Collection[int]) -> tuple[
     first = [pk for pk in ids if pk in own]
     if not first:
         return tuple(ids)
-    return (*first, *(pk for pk in ids if pk not in own))
+    return tuple(first + [pk for pk in ids if pk not in own])
 
 
 def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int]) -> str:
