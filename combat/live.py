@@ -188,18 +188,19 @@ class State:
     def __post_init__(self) -> None:
         remember = Combatant.encounter.field.set_cached_value
         for c in self.combatants:
-            self.by_pk[c.pk] = c
+            pk = c.id  # (``pk`` is a property: this loop and the views' run per change)
+            self.by_pk[pk] = c
             remember(c, self.encounter)  # a row kept from an earlier load points here now
             seat = self.seats.get(c.seat_id) if c.seat_id else None
             if seat is not None:
                 c.seat = seat  # loaded with the seats: a row asks no query for its name
-            c.shown_conditions = running = self.conditions.get(c.pk, [])
-            c.saves_to_roll = waiting = self.pending.get(c.pk, [])
-            c.holds = held = self.holds.get(c.pk, [])
+            c.shown_conditions = running = self.conditions.get(pk, [])
+            c.saves_to_roll = waiting = self.pending.get(pk, [])
+            c.holds = held = self.holds.get(pk, [])
             for pending in waiting:
                 pending.combatant = c
-            self.shown[c.pk] = (
-                c.pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.fled,
+            self.shown[pk] = (
+                pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.fled,
                 tuple((k.pk, k.kind, k.note, k.rounds_left) for k in running),
                 tuple((p.pk, p.category, p.amount, p.modifier) for p in waiting), c.seat_id,
                 # Hit locations (combat.zones): the body as the row draws it.
@@ -215,7 +216,7 @@ class State:
                 repr(c.attacks), c.movement, c.xp, c.special_notes, c.saves_as,
                 seat.name if seat else None,
             )  # fmt: skip
-            self.shown_to_players[c.pk] = self.shown[c.pk][:-1]  # the seat's name is last
+            self.shown_to_players[pk] = self.shown[pk][:-1]  # the seat's name is last
             if c.seat_id:
                 self.by_seat.setdefault(c.seat_id, []).append(c)
 
@@ -266,7 +267,7 @@ class State:
         if listed is None:
             visible = [c for c in self.combatants if referee or not c.hidden]
             sides = {
-                str(side): tuple(c.pk for c in visible if c.side == side)
+                str(side): tuple(c.id for c in visible if c.side == side)
                 for side in (Side.PARTY, Side.FOES)
             }
             listed = self._listed[referee] = (visible, sides)
@@ -455,7 +456,7 @@ def _row(
 ) -> str:
     controlled = controlled or audience.referee
     show_numbers = state.shows_numbers(audience)
-    shown = (state.shown if audience.referee else state.shown_to_players)[combatant.pk]
+    shown = (state.shown if audience.referee else state.shown_to_players)[combatant.id]
     key = (
         shown,  # only the referee sees the seat's name
         audience.referee,
@@ -652,7 +653,7 @@ def build_view(
     viewer = _viewer_of(state, audience)
     if shared is None:
         visible, ids = state.listed(audience.referee)
-        rows = {c.pk: _row(state, audience, c, viewer) for c in visible}
+        rows = {c.id: _row(state, audience, c, viewer) for c in visible}
         entries = _entries(state, audience, viewer)
         controlled = set(rows) if audience.referee else set()
         sides = {side: (ids[side], not audience.referee) for side in (Side.PARTY, Side.FOES)}
