@@ -115,13 +115,24 @@ def own_first(rows: Iterable[Row], own: Collection[int]) -> list[Row]:
     return first + [row for row in rows if (row if isinstance(row, int) else row.pk) not in own]
 
 
+def in_turn_order(rows: Iterable[Combatant], turn: dict[str, Any]) -> list[Combatant]:
+    """``rows`` in the order they act this round when each rolled their own initiative, those
+    not in it (added since, or down) after them; with a die per side, the table's order."""
+    ranks = {
+        pk: rank for rank, step in enumerate(turn.get("order") or ()) for pk in step.get("ids", ())
+    }
+    if not ranks:
+        return list(rows)
+    return sorted(rows, key=lambda row: ranks.get(row.id, len(ranks)))
+
+
 def live_context(viewer: Viewer) -> dict[str, Any]:
     """Everything the live fragments need, filtered to what ``viewer`` may see (the page)."""
     from .party import follows  # built on this module
     from .rounds import conditions_by_combatant, round_context
 
     encounter = viewer.encounter
-    combatants = list(viewer.visible_combatants())
+    combatants = in_turn_order(viewer.visible_combatants(), encounter.turn)
     conditions = conditions_by_combatant(encounter)
     pending = pending_by_combatant(encounter)
     holds = _holds(encounter)
@@ -265,7 +276,9 @@ class State:
         once per change, not once per audience."""
         listed = self._listed.get(referee)
         if listed is None:
-            visible = [c for c in self.combatants if referee or not c.hidden]
+            visible = in_turn_order(
+                (c for c in self.combatants if referee or not c.hidden), self.encounter.turn
+            )
             sides = {
                 str(side): tuple(c.id for c in visible if c.side == side)
                 for side in (Side.PARTY, Side.FOES)

@@ -9,6 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from combat.access import Viewer
+from combat.live import render_snapshot
 from combat.models import Combatant, Condition, Encounter, LogEntry
 
 from .conftest import character, form_values, monster
@@ -305,6 +307,31 @@ def test_individual_initiative_orders_combatants_by_d6_and_dex(fight):
     _advance(referee, encounter, "turn")
     section = _round_section(_page(player, encounter))
     assert "Your side acts" in section and "Aldric" in section
+
+
+def _listed(html: str, names: tuple[str, ...]) -> list[str]:
+    """``names`` in the order the page lists them."""
+    return sorted(names, key=lambda name: html.index(f'<strong class="name">{name}</strong>'))
+
+
+def test_with_individual_initiative_the_rows_are_listed_in_the_order_they_act(fight):
+    encounter, referee, player, hero, goblins = fight
+    Encounter.objects.filter(pk=encounter.pk).update(initiative_mode="individual")
+    names = ("Goblin 1", "Goblin 2", "Goblin 3")
+    assert _listed(_page(referee, encounter), names) == list(names)  # the table's order
+    _start(referee, encounter)
+    dice = {f"die_{hero.pk}": 3, f"die_{goblins[0].pk}": 2, f"die_{goblins[1].pk}": 5}
+    dice[f"die_{goblins[2].pk}"] = 4
+    _initiative(referee, encounter, **dice)
+    acting = ["Goblin 2", "Goblin 3", "Goblin 1"]
+    assert _listed(_page(referee, encounter), names) == acting
+    assert _listed(_page(player, encounter), names) == acting
+    encounter.refresh_from_db()
+    for viewer in (
+        Viewer(encounter, is_referee=True, seat=None),
+        Viewer(encounter, is_referee=False, seat=player.seat),
+    ):
+        assert _listed(render_snapshot(viewer, "en")[1], names) == acting  # live, the same
 
 
 def _end_panel(client: Client, encounter: Encounter, at: str | None = None) -> str:
