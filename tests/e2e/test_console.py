@@ -100,7 +100,8 @@ def test_a_dozen_combatants_their_action_bar_and_the_log_fit_a_laptop_screen(ref
         assert_on_screen(referee, combatant(referee, name).locator(".line"))
     for action in (attack, goblin.get_by_role("button", name="Remove")):
         assert_on_screen(referee, action)
-    assert_on_screen(referee, referee.locator("#round .buttons"))
+    for button in referee.locator("#round .buttons > *").all():
+        assert_on_screen(referee, button)
     assert_on_screen(referee, referee.locator("#log h2"))
 
     # By the keyboard: j and k move the selection, a opens the attack form beside the table.
@@ -142,6 +143,18 @@ def test_a_dozen_combatants_their_action_bar_and_the_log_fit_a_laptop_screen(ref
     referee.locator("body").press("Escape")
     expect(panel.locator("h2")).to_have_count(0)
     expect(goblin.locator(".name")).to_be_focused()
+
+    # The same screen in the longer words of Czech, Russian and Ukrainian.
+    for language in ("cs", "ru", "uk"):
+        referee.locator("#language-select").select_option(language)
+        expect(referee.locator("html")).to_have_attribute("lang", language)
+        expect(goblin).to_have_class(SELECTED)
+        settled(referee)
+        for name in (*CHARACTERS, *MONSTERS):
+            assert_on_screen(referee, combatant(referee, name).locator(".line"))
+        assert_on_screen(referee, goblin.locator(".actions .button").first)
+        assert_on_screen(referee, referee.locator("#round .buttons > *").last)
+        assert_on_screen(referee, referee.locator("#log h2"))
 
 
 def test_the_selection_survives_a_change_made_elsewhere(referee):
