@@ -683,12 +683,15 @@ def build_view(
         if any(c.hidden for c in own):  # hidden from the others, not from its player
             visible = [c for c in state.combatants if not c.hidden or c.pk in controlled]
             sides = {
-                side: (_own_first([c.pk for c in visible if c.side == side], controlled), False)
+                side: (
+                    tuple(own_first([c.pk for c in visible if c.side == side], controlled)),
+                    False,
+                )
                 for side in (Side.PARTY, Side.FOES)
             }
         else:
             sides = {
-                side: (_own_first(ids, controlled), False)
+                side: (tuple(own_first(ids, controlled)), False)
                 for side, (ids, _waiting) in shared.sides.items()
             }
     context = {
@@ -740,14 +743,6 @@ def build_view(
         own=tuple(controlled) if shared is not None else (),
     )
     return _linked(view, previous)
-
-
-def _own_first(ids: tuple[int, ...] | list[int], own: Collection[int]) -> tuple[int, ...]:
-    """``own_first`` for a side's ids: a side none of ``own`` is on stays as it is."""
-    first = [pk for pk in ids if pk in own]
-    if not first:
-        return tuple(ids)
-    return tuple(first + [pk for pk in ids if pk not in own])
 
 
 def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int]) -> str:
