@@ -681,7 +681,10 @@ def build_view(
         entries = shared.entries
         controlled = {c.pk for c in own}
         if any(c.hidden for c in own):  # hidden from the others, not from its player
-            visible = [c for c in state.combatants if not c.hidden or c.pk in controlled]
+            visible = in_turn_order(
+                (c for c in state.combatants if not c.hidden or c.pk in controlled),
+                state.encounter.turn,
+            )
             sides = {
                 side: (
                     tuple(own_first([c.pk for c in visible if c.side == side], controlled)),

@@ -332,6 +332,10 @@ def test_with_individual_initiative_the_rows_are_listed_in_the_order_they_act(fi
         Viewer(encounter, is_referee=False, seat=player.seat),
     ):
         assert _listed(render_snapshot(viewer, "en")[1], names) == acting  # live, the same
+    # A player whose own character is hidden from the others sees a list of their own: the same.
+    Combatant.objects.filter(pk=hero.pk).update(hidden=True)
+    seat_view = Viewer(encounter, is_referee=False, seat=player.seat)
+    assert _listed(render_snapshot(seat_view, "en")[1], names) == acting
 
 
 def _end_panel(client: Client, encounter: Encounter, at: str | None = None) -> str:
