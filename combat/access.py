@@ -26,8 +26,14 @@ _COMBATANTS = Prepared(lambda pk: Combatant.objects.filter(encounter=pk))
 
 
 def encounter_rows(encounter: Encounter) -> list[Combatant]:
-    """``encounter.combatants.all()``, in their order, each knowing its encounter."""
-    rows = list(_COMBATANTS(encounter.pk))
+    """``encounter.combatants.all()``, in their order, each knowing its encounter: on a table
+    this process renders live, from its last render when that was at the number ``encounter``
+    was read at (``combat.hub.rows_at``), else from the database."""
+    from .hub import rows_at  # the hub builds on this module
+
+    rows = rows_at(encounter)
+    if rows is None:
+        rows = list(_COMBATANTS(encounter.pk))
     remember = Combatant.encounter.field.set_cached_value
     for row in rows:
         remember(row, encounter)
@@ -61,7 +67,8 @@ class Viewer:
     def combatants(self) -> list[Combatant]:
         """All the encounter's combatants in their usual order, read once, and read again
         once a change made through this viewer's encounter moved its change number on (an
-        action with this viewer, then a form with it, sees what the action did)."""
+        action with this viewer, then a form with it, sees what the action did). On a table
+        this process renders live, from its last render (``encounter_rows``)."""
         seq = self.encounter.seq
         read = self.__dict__.get("_combatants")
         if read is None or read[0] != seq:
@@ -70,20 +77,9 @@ class Viewer:
         return read[1]
 
     def after_change(self) -> Viewer:
-        """A new Viewer that sees the database as this one's change left it: its combatants
-        are the ones the change was just rendered from for the live table in this thread
-        (``combat.hub.render_here``), when it was, else read again."""
-        from .hub import rows_rendered_here  # the hub builds on this module
-
-        after = dataclasses.replace(self)
-        encounter = self.encounter
-        rows = rows_rendered_here(encounter.pk, encounter.seq)
-        if rows is not None:
-            remember = Combatant.encounter.field.set_cached_value
-            for row in rows:
-                remember(row, encounter)
-            object.__setattr__(after, "_combatants", (encounter.seq, rows))
-        return after
+        """A new Viewer that sees the database as this one's change left it (read again, or
+        taken from the live table's render of that change, see ``combatants``)."""
+        return dataclasses.replace(self)
 
     def _own(self, combatant: Combatant) -> bool:
         # As ``Q(seat=self.seat)`` reads it.

@@ -26,9 +26,7 @@ from typing import Protocol
 
 from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
-from django.core.signals import request_started
 from django.db import InterfaceError, OperationalError, connection
-from django.dispatch import receiver
 
 from .live import Audience, State, View, build_views
 from .models import Combatant, Encounter
@@ -40,6 +38,9 @@ CHECK_SECONDS = 1.0
 # How long a hub whose last socket closed stays, state and views kept: a phone that wakes
 # up and reconnects within it costs no load and no render.
 LINGER_SECONDS = 30.0
+
+# How long the request that made a change waits for it to be sent before drawing its answer.
+SEND_WAIT_SECONDS = 0.25
 
 # Renders, and the few reads the hub makes itself, on one thread with one database connection.
 RENDER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fray-live")
@@ -78,6 +79,9 @@ class TableHub:
     stopping: asyncio.Task[None] | None = None
     delivering: asyncio.Task[None] | None = None
     built_seq: int = -1  # the newest number rendered for this hub, on whichever thread
+    # The newest state rendered for this hub, on whichever thread: requests at its number
+    # take the combatants from it (``rows_at``). Read and written under ``RENDER_LOCK``.
+    latest: State | None = None
     claimed: int = -1  # the newest number a request renders for this hub (``claim_render``)
     # Audiences a socket asked for before it joined (its first view, on connect).
     asked: set[Audience] = field(default_factory=set)
@@ -181,11 +185,21 @@ class TableHub:
         self.state, self.views = state, views
         return True
 
-    def adopt(self, built: tuple[State, dict[Audience, View]] | None) -> None:
+    def adopt(
+        self,
+        built: tuple[State, dict[Audience, View]] | None,
+        sent: threading.Event | None = None,
+    ) -> None:
         """Views rendered by the request that made the change (``render_here``): delivered
-        at once, before its announcement comes back through the channel layer."""
-        if self._install(built):
-            self.delivering = asyncio.ensure_future(self._deliver_all())
+        at once, before its announcement comes back through the channel layer; ``sent`` is
+        set once every socket has been written to (or nothing was to be sent)."""
+        if not self._install(built):
+            if sent is not None:
+                sent.set()
+            return
+        self.delivering = asyncio.ensure_future(self._deliver_all())
+        if sent is not None:
+            self.delivering.add_done_callback(lambda _task: sent.set())
 
     async def _deliver_all(self) -> None:
         for socket in list(self.sockets):
@@ -269,32 +283,19 @@ RENDER_LOCK = threading.Lock()
 
 
 def _build(
-    hub: TableHub, audiences: set[Audience], at_least: int, *, keep_rows: bool = False
+    hub: TableHub, audiences: set[Audience], at_least: int
 ) -> tuple[State, dict[Audience, View]] | None:
     """Every audience's view at number ``at_least`` or later: the state the hub has, when it
-    is that recent (a socket of a new audience connecting), else loaded anew. With
-    ``keep_rows``, this thread keeps its own copies of the combatants as loaded
-    (``rows_rendered_here``), taken before any other render reuses them."""
+    is that recent (a socket of a new audience connecting), else loaded anew."""
     with RENDER_LOCK:
         state = hub.state
         current = state is not None and state.seq >= at_least
         built = build_views(hub.encounter_id, audiences, hub.views, state, current=current)
         if built is not None:
             hub.built_seq = max(hub.built_seq, built[0].seq)
-            if keep_rows:
-                _HERE.rows = (hub.encounter_id, built[0].seq, copied(built[0].combatants))
+            if hub.latest is None or built[0].seq >= hub.latest.seq:
+                hub.latest = built[0]
         return built
-
-
-# The combatants the last change rendered in this thread (``render_here``) were loaded as
-# the change left them: the request that made it reads them from here, not again. Kept for
-# that request only: the next one starts without them.
-_HERE = threading.local()
-
-
-@receiver(request_started)
-def _forget_rows(**_kwargs: object) -> None:
-    _HERE.rows = None
 
 
 def copied(combatants: list[Combatant]) -> list[Combatant]:
@@ -311,14 +312,22 @@ def copied(combatants: list[Combatant]) -> list[Combatant]:
     return rows
 
 
-def rows_rendered_here(encounter_id: int, seq: int) -> list[Combatant] | None:
-    """The encounter's combatants at number ``seq``, when this thread has just rendered that
-    change (``render_here``); taken once (None: read them from the database)."""
-    kept = getattr(_HERE, "rows", None)
-    _HERE.rows = None
-    if kept is None or kept[0] != encounter_id or kept[1] != seq:
+def rows_at(encounter: Encounter) -> list[Combatant] | None:
+    """``encounter``'s combatants as this process last rendered them, when that was at the
+    number ``encounter`` was read at (None: read them from the database).
+
+    Every write to the table moves the encounter's number on, so the rows rendered at that
+    number are the rows stored at it: a request on a watched table (a tap before a roll, the
+    form after it) reads none of them again. Copies, so that the hub's stay its own; an
+    action still reads and locks the rows it changes."""
+    hub = HUBS.get(encounter.pk)
+    if hub is None:
         return None
-    return kept[2]
+    with RENDER_LOCK:
+        state = hub.latest
+        if state is None or state.seq != encounter.seq or state.encounter.slug != encounter.slug:
+            return None
+        return copied(state.combatants)
 
 
 def claim_render(encounter_id: int, seq: int) -> TableHub | None:
@@ -337,23 +346,38 @@ def claim_render(encounter_id: int, seq: int) -> TableHub | None:
 
 def render_here(hub: TableHub, seq: int) -> None:
     """In the thread that has just committed a change (and claimed it): render it for this
-    process's sockets on the encounter, and hand the views to its hub to send.
+    process's sockets on the encounter, hand the views to its hub to send, and wait until
+    they are sent.
 
-    The change then goes out as soon as it is rendered, while the request goes on to draw
-    its own answer, instead of after the announcement's trip through the channel layer and
-    a turn on the render thread. Never fails the request: on any error the hub renders the
-    change itself, as it would any other process's."""
+    The change then goes out as soon as it is rendered, instead of after the announcement's
+    trip through the channel layer and a turn on the render thread. The request draws its
+    own answer only then: the event loop writing to the sockets and a thread drawing HTML
+    share one interpreter lock, so drawing it meanwhile would only slow the broadcast down.
+    Never fails the request: on any error the hub renders the change itself, as it would
+    any other process's."""
     loop = hub.loop
     try:
         audiences = {socket.audience for socket in list(hub.sockets)}
-        built = _build(hub, audiences, seq, keep_rows=True)
+        built = _build(hub, audiences, seq)
     except Exception:
         logger.exception("live: rendering encounter %s where it changed", hub.encounter_id)
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody to tell
             loop.call_soon_threadsafe(hub.unclaim, seq)
         return
-    with contextlib.suppress(RuntimeError):
-        loop.call_soon_threadsafe(hub.adopt, built)
+    sent = threading.Event()
+    try:
+        loop.call_soon_threadsafe(hub.adopt, built, sent)
+    except RuntimeError:  # the loop closed meanwhile: nobody to send to
+        return
+    if loop.is_running() and not _on_loop(loop):
+        sent.wait(SEND_WAIT_SECONDS)
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 def render_in_thread(func):

@@ -394,9 +394,11 @@ def _combatant_reads(queries) -> int:
     )
 
 
-async def test_the_answer_to_a_change_rendered_here_reads_no_combatant_again(table):
+async def test_a_request_on_a_watched_table_reads_no_combatant_the_live_render_holds(table):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
+
+    from combat.models import Combatant, Encounter
 
     encounter, referee, players, heroes, goblins = table
 
@@ -408,19 +410,33 @@ async def test_the_answer_to_a_change_rendered_here_reads_no_combatant_again(tab
         assert response.status_code == 200
         return response.content.decode(), _combatant_reads(queries.captured_queries)
 
-    # No socket on the table: the answer's form reads the combatants as the change left them.
+    # No socket on the table: the combatants are read before acting, and again for the
+    # answer's form, as the change left them.
     damage = {"actor": goblins[0].pk, "action": "damage", "amount": 49}
     answer, alone = await sync_to_async(post)("hit_points", damage)
-    assert alone == 2  # before acting, and after
+    assert alone == 2
     assert f'<option value="{goblins[0].pk}"' in answer
     player_ws = await _open(players[0], encounter.slug, seq=encounter.seq + 1)
-    # A socket open: the change is rendered in the request, and the answer takes the
-    # combatants from that render, as the change left them (the goblin it killed is gone
-    # from the form).
+    # A socket open: before acting, the combatants come from the live table's state at the
+    # encounter's number; the change is rendered in the request, and the answer takes them
+    # from that render, as the change left them (the goblin it killed is gone from the form).
     attack = {"actor": heroes[1].pk, "target": goblins[0].pk, "mode": "melee", "natural": 20}
     attack |= {"damage": "1d6", "damage_dice": "3"}
     answer, watched = await sync_to_async(post)("attack", attack)
-    assert watched == alone - 1
+    assert watched == 0
     assert "Goblin 0" in answer and f'<option value="{goblins[0].pk}"' not in answer
     assert _marker(await player_ws.receive_from(timeout=5))[0] == encounter.seq + 2
+
+    # A change this process has not rendered (another worker's, its announcement still on
+    # its way): the number moved on, so the combatants are read from the database.
+    def elsewhere() -> None:
+        with transaction.atomic():
+            Combatant.objects.filter(pk=goblins[1].pk).update(name="Goblin chief")
+            Encounter.objects.get(pk=encounter.pk).bump()
+
+    await sync_to_async(elsewhere)()
+    damage = {"actor": goblins[2].pk, "action": "damage", "amount": 1}
+    answer, behind = await sync_to_async(post)("hit_points", damage)
+    assert behind == 1  # before acting; the answer's form from the render of the change
+    assert "Goblin chief" in answer
     await player_ws.disconnect()
