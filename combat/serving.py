@@ -8,6 +8,7 @@ The static files' storage and middleware (named in settings) live here too: ``ho
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import json
 import os
@@ -393,10 +394,41 @@ class DaphneCommand(BaseCommand):
             ready_callable=lambda: ready(server),
             **forwarded,
         )
+        settle_memory()
         server.run()
         if not server.listening_addresses:
             raise CommandError(f"Could not listen on {bind}:{port} (is the port in use?)")
         self.stdout.write("Fray stopped.")
+
+
+def settle_memory() -> None:
+    """Keep the collector's full passes short while serving: what starting built (modules,
+    settings, URL patterns, compiled templates) lives as long as the process, so it is left
+    out of every pass (``gc.freeze``), and passes run less often. A full pass over a warm
+    process took some 100 ms, a pause every socket of every table felt at once."""
+    from django.template.loader import get_template
+
+    for name in WARM_TEMPLATES:
+        get_template(name)
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
+# Compiled before the collector is told to leave what exists alone: the live view's own.
+WARM_TEMPLATES = (
+    "combat/encounter.html",
+    "combat/_combatant.html",
+    "combat/_log_entry.html",
+    "combat/_log_entry_body.html",
+    "combat/_party.html",
+    "combat/_foes.html",
+    "combat/_log.html",
+    "combat/_round.html",
+)
+# Young objects collected after 10,000 allocations rather than 700: a change allocates tens
+# of thousands, and most of them are gone by the end of it anyway.
+GC_THRESHOLDS = (10_000, 10, 10)
 
 
 def _server_class() -> type:
