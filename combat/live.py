@@ -707,6 +707,7 @@ def build_view(
     }
 
     def section(template: str, extra: dict[str, Any]) -> Callable[[], str]:
+        @functools.cache  # rendered once, however many sockets and seats' views ask
         def render() -> str:
             return _html(template, context | extra, audience.language)
 
@@ -731,7 +732,11 @@ def build_view(
                 "combat/_party.html",
                 {"party": [by_pk[pk] for pk in sides[Side.PARTY][0]]},
             ),
-            "foes": section(
+            "foes": shared.sections["foes"]
+            if shared is not None
+            and sides[Side.FOES][0] == shared.sides[Side.FOES][0]
+            and controlled.isdisjoint(sides[Side.FOES][0])
+            else section(
                 "combat/_foes.html",
                 {"foes": [by_pk[pk] for pk in sides[Side.FOES][0]]},
             ),

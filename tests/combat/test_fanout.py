@@ -147,6 +147,37 @@ async def test_a_change_is_loaded_once_and_rendered_once_per_audience(table, mon
         await socket.disconnect()
 
 
+async def test_seats_opening_at_once_share_the_sections_that_are_the_same_for_them(
+    table, monkeypatch
+):
+    """Phones of a language coming back at once (a server restarted) each get a full
+    snapshot; the log and the foes, the same on every phone, are drawn once for all of
+    them, and only each seat's party (its own character first) once per seat."""
+    encounter, referee, players, heroes, goblins = table
+    await sync_to_async(_damage)(referee, encounter, goblins[0], 1)
+    drawn = []
+    original = live._html
+
+    def counting(template, context, language):
+        drawn.append(template)
+        return original(template, context, language)
+
+    monkeypatch.setattr(live, "_html", counting)
+    phones = [await _open(player, encounter.slug, seq=0, settle=False) for player in players]
+    firsts = [await phone.receive_from(timeout=5) for phone in phones]
+    for first, hero in zip(firsts, heroes, strict=True):
+        assert 'id="log"' in first and 'id="foes"' in first and "Goblin 0" in first
+        # Its own character first in its party.
+        assert first.index(f'id="combatant-{hero.pk}"') < min(
+            first.index(f'id="combatant-{other.pk}"') for other in heroes if other != hero
+        )
+    assert drawn.count("combat/_log.html") == 1
+    assert drawn.count("combat/_foes.html") == 1
+    assert drawn.count("combat/_party.html") == len(players)
+    for phone in phones:
+        await phone.disconnect()
+
+
 async def test_sockets_of_new_audiences_joining_a_current_table_cost_no_load(table, monkeypatch):
     """A phone connecting to a table this process has loaded, at the latest number, gets
     its first state from the loaded one: no query, its own view (a hidden foe stays
