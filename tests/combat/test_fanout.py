@@ -261,6 +261,30 @@ async def test_a_change_is_rendered_by_the_request_that_made_it(table, monkeypat
         await socket.disconnect()
 
 
+async def test_the_request_that_made_a_change_answers_once_the_change_is_sent(table, monkeypatch):
+    """Drawing the answer while the sockets are written to would only slow the broadcast
+    down (one interpreter lock): the answer comes once every socket has the change."""
+    import asyncio
+
+    from combat import hub
+
+    encounter, referee, players, _heroes, goblins = table
+    original = hub.TableHub._deliver_all
+
+    async def slow_deliver_all(self):
+        await asyncio.sleep(0.05)  # a crowd of sockets to write to
+        await original(self)
+
+    monkeypatch.setattr(hub.TableHub, "_deliver_all", slow_deliver_all)
+    monkeypatch.setattr(hub, "SEND_WAIT_SECONDS", 5.0)  # however slow this machine is
+    socket = await _open(players[0], encounter.slug, seq=encounter.seq)
+    response = await sync_to_async(_damage)(referee, encounter, goblins[0], 1)
+    assert response.status_code == 200
+    assert not socket.output_queue.empty()  # sent before the answer came
+    assert f'id="combatant-{goblins[0].pk}"' in await socket.receive_from(timeout=5)
+    await socket.disconnect()
+
+
 async def test_a_change_the_request_fails_to_render_still_arrives(table, monkeypatch, caplog):
     from combat import hub
 
