@@ -10,6 +10,8 @@ show); a page renders its own, with its session's CSRF token in their forms.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import template
 from django.conf import settings
 from django.core.cache import cache
@@ -21,6 +23,26 @@ from django.utils.translation import get_language
 from ..models import Combatant, LogEntry
 
 register = template.Library()
+
+
+class _Data(dict):
+    """An entry's data as its templates read it. The log's templates ask for many keys an
+    entry lacks (``d.helpless`` of every attack); Django's template engine lists the
+    attributes of a dict that lacks one (``dir``) before it gives up, which made a missing
+    key cost fifteen times a present one, a fifth of an entry's render."""
+
+    __slots__ = ()
+
+    def __dir__(self) -> list[str]:
+        return []
+
+
+def _for_templates(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _Data((key, _for_templates(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return [_for_templates(item) for item in value]
+    return value
 
 
 @register.simple_tag(takes_context=True)
@@ -36,6 +58,8 @@ def log_entry_body(context: Context, entry: LogEntry) -> SafeString:
     )
     html = cache.get(key)
     if html is None:
+        if type(entry.data) is dict:
+            entry.data = _for_templates(entry.data)
         html = render_to_string(
             "combat/_log_entry_body.html",
             {

@@ -869,3 +869,31 @@ def test_a_rows_state_words_need_no_gender_and_no_english(language, encounter, p
     english_rows = " ".join(re.findall(r'<li class="combatant[^"]*".*?</li>', english, re.S))
     english_text = unescape(re.sub(r"<[^>]+>", " ", english_rows))
     assert not english_words(text, english_text), text
+
+
+@pytest.mark.parametrize(
+    ("system", "kind", "data"),
+    SAMPLES,
+    ids=[f"{system}-{kind}-{n}" for n, (system, kind, _) in enumerate(SAMPLES)],
+)
+def test_an_entry_reads_the_same_from_the_data_its_tag_hands_the_templates(
+    system: str, kind: str, data: dict[str, Any]
+) -> None:
+    """``log_entry_body`` hands the templates the entry's data in a dict that misses keys
+    cheaply: every kind of entry renders to the very same HTML from it, for everyone."""
+    from combat.templatetags.fray_live import _for_templates
+
+    def html(data: dict[str, Any], language: str, referee: bool) -> str:
+        entry = LogEntry(seq=5, public_seq=4, kind=kind, actor=ALDRIC, data=data)
+        entry.secret = "public" in data
+        with translation.override(language):
+            return render_to_string(
+                "combat/_log_entry_body.html",
+                {"entry": entry, "undone_seq": 6, "referee": referee, "show_numbers": referee},
+            )
+
+    lenient = _for_templates(data)
+    assert lenient == data
+    for language in ("en", "ru"):
+        for referee in (True, False):
+            assert html(lenient, language, referee) == html(data, language, referee)
