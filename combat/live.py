@@ -225,6 +225,7 @@ class State:
                 c.hull_repaired,
                 # Monster entries (combat.monsters): attack buttons, movement, XP, specials.
                 repr(c.attacks), c.movement, c.xp, c.special_notes, c.saves_as,
+                c.hit_dice,  # a monster with Hit Dice can be kept in the bestiary
                 seat.name if seat else None,
             )  # fmt: skip
             self.shown_to_players[pk] = self.shown[pk][:-1]  # the seat's name is last

@@ -285,6 +285,32 @@ async def test_the_request_that_made_a_change_answers_once_the_change_is_sent(ta
     await socket.disconnect()
 
 
+async def test_a_monsters_hit_dice_given_later_bring_its_save_to_bestiary_button(table):
+    """The referee's row offers to keep a monster in the bestiary once it has Hit Dice: a
+    change of its Hit Dice alone redraws the row, not a copy kept from before."""
+    from combat import actions
+    from combat.access import Viewer
+    from combat.models import Combatant
+
+    encounter, referee, _players, _heroes, goblins = table
+    goblin = goblins[0]
+    await sync_to_async(Combatant.objects.filter(pk=goblin.pk).update)(hit_dice="")
+    await sync_to_async(_damage)(referee, encounter, goblins[1], 1)
+    socket = await _open(referee, encounter.slug, seq=0, settle=False)
+    row = re.compile(rf'<li [^>]*id="combatant-{goblin.pk}".*?</li>', re.S)
+    assert "Save to bestiary" not in row.search(await socket.receive_from(timeout=5)).group(0)
+
+    def give_hit_dice() -> None:
+        with transaction.atomic():
+            Combatant.objects.filter(pk=goblin.pk).update(hit_dice="2")
+            current = type(encounter).objects.get(pk=encounter.pk)
+            actions.touch(Viewer(current, is_referee=True, seat=None))
+
+    await sync_to_async(give_hit_dice)()
+    assert "Save to bestiary" in row.search(await socket.receive_from(timeout=5)).group(0)
+    await socket.disconnect()
+
+
 async def test_a_change_the_request_fails_to_render_still_arrives(table, monkeypatch, caplog):
     from combat import hub
 
