@@ -30,9 +30,10 @@ from django.db.models import F, Model, Q, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
+from django.utils.safestring import mark_safe
 
 from .access import Viewer, referee_mark
-from .models import Combatant, Condition, Encounter, LogEntry, PendingSave, Seat, Side
+from .models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
 from .prepared import Prepared
 
 if TYPE_CHECKING:
@@ -485,21 +486,34 @@ def _row(
         state.encounter.players_roll_chances,
     )
 
+    context = {
+        "combatant": combatant,
+        "viewer": viewer,
+        "encounter": state.encounter,
+        "controlled_ids": {combatant.id} if controlled else set(),
+        "show_numbers": show_numbers,
+        "action_urls": state.urls,
+    }
+
     def render() -> str:
-        return _html(
-            "combat/_combatant.html",
-            {
-                "combatant": combatant,
-                "viewer": viewer,
-                "encounter": state.encounter,
-                "controlled_ids": {combatant.pk} if controlled else set(),
-                "show_numbers": show_numbers,
-                "action_urls": state.urls,
-            },
-            audience.language,
-        )
+        language = audience.language
+        rest = ROWS.fetch(_rest_key(key, combatant), lambda: _html(REST, context, language))
+        return _html(ROW, context | {"rendered_rest": mark_safe(rest)}, language)
 
     return ROWS.fetch(key, render)
+
+
+ROW = "combat/_combatant.html"
+REST = "combat/_combatant_rest.html"  # all of a row below its line, drawn apart
+
+
+def _rest_key(key: tuple[Any, ...], combatant: Combatant) -> tuple[Any, ...]:
+    """What the row below its line shows: all the row does, but its hit points only as
+    whether it is dead (a ship's hull aside): a blow that does not kill redraws only the
+    line, not the actions, sheet and body under it."""
+    shown = key[0]
+    hp = shown[2] if combatant.kind == Kind.SHIP else None
+    return ("rest", shown[:2] + shown[3:], combatant.dead, hp, *key[1:])
 
 
 def _entry(state: State, audience: Audience, entry: LogEntry, viewer: Viewer) -> str:

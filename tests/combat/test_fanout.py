@@ -311,6 +311,36 @@ async def test_a_monsters_hit_dice_given_later_bring_its_save_to_bestiary_button
     await socket.disconnect()
 
 
+async def test_a_blow_redraws_a_rows_line_and_keeps_what_is_under_it(table, monkeypatch):
+    """Hit points show on a row's line; under it the sheet, body and actions show only
+    whether the combatant is dead: a blow that does not kill draws the line again and keeps
+    the rest as drawn, one that kills draws it again (the dead do not act)."""
+    encounter, referee, _players, _heroes, goblins = table
+    goblin = goblins[0]
+    socket = await _open(referee, encounter.slug, seq=encounter.seq)
+    drawn = []
+    original = live._html
+
+    def counting(template, context, language):
+        drawn.append(template)
+        return original(template, context, language)
+
+    monkeypatch.setattr(live, "_html", counting)
+    row = re.compile(rf'<li [^>]*id="combatant-{goblin.pk}".*?</li>', re.S)
+    await sync_to_async(_damage)(referee, encounter, goblin, 1)
+    drawn.clear()
+    await sync_to_async(_damage)(referee, encounter, goblin, 1)
+    await socket.receive_from(timeout=5)
+    shown = row.search(await socket.receive_from(timeout=5)).group(0)
+    assert "HP</abbr> 48/50" in shown and ">Attack<" in shown
+    assert drawn.count(live.ROW) == 1 and drawn.count(live.REST) == 0
+    await sync_to_async(_damage)(referee, encounter, goblin, 48)
+    shown = row.search(await socket.receive_from(timeout=5)).group(0)
+    assert ">dead<" in shown and ">Attack<" not in shown
+    assert drawn.count(live.REST) == 1
+    await socket.disconnect()
+
+
 async def test_a_change_the_request_fails_to_render_still_arrives(table, monkeypatch, caplog):
     from combat import hub
 
