@@ -214,7 +214,8 @@ class State:
             self.shown[pk] = (
                 pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.fled,
                 tuple((k.pk, k.kind, k.note, k.rounds_left) for k in running),
-                tuple((p.pk, p.category, p.amount, p.modifier) for p in waiting), c.seat_id,
+                tuple((p.pk, p.category, p.amount, p.modifier, p.needed) for p in waiting),
+                c.seat_id,
                 # Hit locations (combat.zones): the body as the row draws it.
                 repr(c.zones) if self.encounter.hit_locations else None,
                 # Characters (combat.classes): class, abilities and notes, on the referee's

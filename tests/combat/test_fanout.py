@@ -495,6 +495,35 @@ async def test_a_save_left_to_a_player_reaches_that_phone_only(table):
         await socket.disconnect()
 
 
+async def test_a_waiting_save_says_what_it_needs_after_the_save_is_corrected(table):
+    """A save left to a player says on its button what it needs: the referee correcting
+    the character's saving throw redraws the button with the new number."""
+    from combat import actions
+    from combat.access import Viewer
+    from combat.models import Combatant
+
+    encounter, referee, players, heroes, goblins = table
+    own_ws = await _open(players[0], encounter.slug, seq=encounter.seq)
+
+    def fireball() -> None:
+        url = reverse("area_effect", args=[encounter.slug])
+        data = {"targets": [heroes[0].pk], "damage": "2d6", "category": "breath"}
+        data |= {"on_save": "half", "players_roll": "on"}
+        assert referee.post(url, data, HTTP_HX_REQUEST="true").status_code == 200
+
+    def correct_save(value: int) -> None:
+        with transaction.atomic():
+            Combatant.objects.filter(pk=heroes[0].pk).update(save_breath=value)
+            current = type(encounter).objects.get(pk=encounter.pk)
+            actions.touch(Viewer(current, is_referee=True, seat=None))
+
+    await sync_to_async(fireball)()
+    assert "needs 13+" in await own_ws.receive_from(timeout=5)
+    await sync_to_async(correct_save)(9)
+    assert "needs 9+" in await own_ws.receive_from(timeout=5)
+    await own_ws.disconnect()
+
+
 def _combatant_reads(queries) -> int:
     """Reads of all an encounter's combatants as model instances (not one row, not values)."""
     return sum(
