@@ -58,6 +58,19 @@ def _marker(message: str) -> tuple[int, int | None]:
     return int(match.group(1)), int(match.group(2)) if match.group(2) else None
 
 
+def _count_drawings(monkeypatch) -> list[str]:
+    """The templates the live views draw from now on, in order."""
+    drawn: list[str] = []
+    original = live._html
+
+    def counting(template, context, language):
+        drawn.append(template)
+        return original(template, context, language)
+
+    monkeypatch.setattr(live, "_html", counting)
+    return drawn
+
+
 @pytest.fixture
 def table(db):
     from combat.models import Encounter
@@ -155,14 +168,7 @@ async def test_seats_opening_at_once_share_the_sections_that_are_the_same_for_th
     them, and only each seat's party (its own character first) once per seat."""
     encounter, referee, players, heroes, goblins = table
     await sync_to_async(_damage)(referee, encounter, goblins[0], 1)
-    drawn = []
-    original = live._html
-
-    def counting(template, context, language):
-        drawn.append(template)
-        return original(template, context, language)
-
-    monkeypatch.setattr(live, "_html", counting)
+    drawn = _count_drawings(monkeypatch)
     phones = [await _open(player, encounter.slug, seq=0, settle=False) for player in players]
     firsts = [await phone.receive_from(timeout=5) for phone in phones]
     for first, hero in zip(firsts, heroes, strict=True):
@@ -318,14 +324,7 @@ async def test_a_blow_redraws_a_rows_line_and_keeps_what_is_under_it(table, monk
     encounter, referee, _players, _heroes, goblins = table
     goblin = goblins[0]
     socket = await _open(referee, encounter.slug, seq=encounter.seq)
-    drawn = []
-    original = live._html
-
-    def counting(template, context, language):
-        drawn.append(template)
-        return original(template, context, language)
-
-    monkeypatch.setattr(live, "_html", counting)
+    drawn = _count_drawings(monkeypatch)
     row = re.compile(rf'<li [^>]*id="combatant-{goblin.pk}".*?</li>', re.S)
     await sync_to_async(_damage)(referee, encounter, goblin, 1)
     drawn.clear()
@@ -502,7 +501,7 @@ async def test_a_waiting_save_says_what_it_needs_after_the_save_is_corrected(tab
     from combat.access import Viewer
     from combat.models import Combatant
 
-    encounter, referee, players, heroes, goblins = table
+    encounter, referee, players, heroes, _goblins = table
     own_ws = await _open(players[0], encounter.slug, seq=encounter.seq)
 
     def fireball() -> None:
