@@ -278,8 +278,9 @@ class TableHub:
 
 
 # Rendering fills the fragment caches of ``combat.live``: one render at a time, whether on
-# the render thread or in the request that made a change.
-RENDER_LOCK = threading.Lock()
+# the render thread or in the request that made a change. Reentrant: a render that came to
+# read the combatants through a viewer (``rows_at``) would otherwise wait for itself.
+RENDER_LOCK = threading.RLock()
 
 
 def _build(

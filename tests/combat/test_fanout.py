@@ -523,6 +523,30 @@ async def test_a_waiting_save_says_what_it_needs_after_the_save_is_corrected(tab
     await own_ws.disconnect()
 
 
+async def test_a_render_may_read_the_combatants_through_a_viewer(table):
+    """Reading the combatants from the live render takes the render's lock: a render that
+    reads them itself goes on instead of waiting for itself."""
+    import threading
+
+    from combat import hub
+    from combat.models import Encounter
+
+    encounter, _referee, players, heroes, goblins = table
+    socket = await _open(players[0], encounter.slug, seq=encounter.seq)
+    current = await sync_to_async(Encounter.objects.get)(pk=encounter.pk)
+    read = []
+
+    def inside_a_render() -> None:
+        with hub.RENDER_LOCK:
+            read.append(hub.rows_at(current))
+
+    reader = threading.Thread(target=inside_a_render, daemon=True)
+    reader.start()
+    reader.join(timeout=5)
+    assert read and {c.pk for c in read[0]} == {c.pk for c in heroes + goblins}
+    await socket.disconnect()
+
+
 def _combatant_reads(queries) -> int:
     """Reads of all an encounter's combatants as model instances (not one row, not values)."""
     return sum(
