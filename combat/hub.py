@@ -8,9 +8,11 @@ with no channel-layer message and no task per socket. That is the whole cost a b
 ``group_send`` has, plus one load and one render per audience.
 
 Bursts coalesce without waiting: while a render is under way, the announcements that land
-are only noted, and one more render afterwards covers them all. Renders run on one thread of
-their own, so a change starts to go out while the request that made it is still writing its
-answer, and the fragment caches (touched by that thread only) need no lock.
+are only noted, and one more render afterwards covers them all. Other processes' changes are
+rendered on one thread of their own; a change made here is rendered and sent by the request
+that made it, before it draws its answer (``render_here``). Renders take turns
+(``RENDER_LOCK``), the fragment caches being shared; the last one's combatants serve this
+process's requests at the same number (``rows_at``).
 """
 
 from __future__ import annotations
