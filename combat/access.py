@@ -8,7 +8,6 @@ out every other browser that opened the old referee link.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import MutableMapping
 from dataclasses import dataclass
@@ -51,8 +50,7 @@ class Viewer:
 
     The encounter's combatants are read once per Viewer and change (see ``combatants``): a
     request builds its forms from one reading. To see the database as it is after a change
-    made elsewhere, ask a new Viewer (``dataclasses.replace(viewer)``); after a change made
-    with this one, ``after_change``.
+    made elsewhere, ask a new Viewer (``dataclasses.replace(viewer)``).
     """
 
     encounter: Encounter
@@ -75,11 +73,6 @@ class Viewer:
             read = (seq, encounter_rows(self.encounter))
             object.__setattr__(self, "_combatants", read)  # a cache, not part of the value
         return read[1]
-
-    def after_change(self) -> Viewer:
-        """A new Viewer that sees the database as this one's change left it (read again, or
-        taken from the live table's render of that change, see ``combatants``)."""
-        return dataclasses.replace(self)
 
     def _own(self, combatant: Combatant) -> bool:
         # As ``Q(seat=self.seat)`` reads it.

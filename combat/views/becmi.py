@@ -4,6 +4,7 @@ playing BECMI / Rules Cyclopedia."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -105,7 +106,7 @@ def _acted(
     request: HttpRequest, viewer: Viewer, panel: str, form: forms.ActionForm, result: Any
 ) -> HttpResponse:
     """The result, and the form again for the next one (a new one-time key)."""
-    after = viewer.after_change()
+    after = dataclasses.replace(viewer)
     fresh = type(form)(viewer=after, initial=form.kept_values())
     extra: dict[str, Any] = {"form": fresh, "odds": odds_of(fresh)}
     if isinstance(result, LogEntry):

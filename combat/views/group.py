@@ -6,6 +6,8 @@ sending did, as every roll form does (see ``rolls._roll_view``).
 
 from __future__ import annotations
 
+import dataclasses
+
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -71,7 +73,7 @@ def _applied(
 ) -> HttpResponse:
     """The whole group's entries, and the form again for the next roll. The new form reads
     the combatants anew: the group may have killed some of them."""
-    after = viewer.after_change()
+    after = dataclasses.replace(viewer)
     fresh = type(form)(viewer=after, initial=form.kept_values())
     results = group.entries_of(after, entry)
     return _reply(request, after, panel, fresh, done=True, results=results)

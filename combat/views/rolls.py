@@ -3,6 +3,7 @@ undo, and the odds shown before a roll."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -119,11 +120,10 @@ def _rolled(
     """The result, and the form again for the next roll: it keeps who acts and how, never an
     amount or a die typed in, and it carries a new one-time key.
 
-    The new form sees the combatants as the roll left them (``Viewer.after_change``): the
-    ones the request read before acting may have changed since, a target killed by this very
-    roll.
+    The new form reads the combatants anew (a new Viewer has not read them yet): the ones
+    the request read before acting may have changed since, a target killed by this very roll.
     """
-    after = viewer.after_change()
+    after = dataclasses.replace(viewer)
     fresh = type(form)(viewer=after, initial=form.kept_values())
     return panel_reply(
         request, after, panel, done=True, form=fresh, result=entry, odds=odds.for_form(fresh)

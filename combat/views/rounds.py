@@ -96,7 +96,7 @@ def _act(
         return _panel(request, viewer, panel, form)
     if then is None:
         return panel_reply(request, viewer, "message", done=True, result=entry)
-    fresh_viewer = viewer.after_change()
+    fresh_viewer = dataclasses.replace(viewer)
     next_panel, next_form = then(fresh_viewer)
     return _panel(request, fresh_viewer, next_panel, next_form, done=True, result=entry)
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_http_methods
@@ -80,7 +82,7 @@ def zone(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             return _panel(request, viewer, combatant, form)
         except actions.Repeated as repeated:
             entry = actions.first_result(viewer, repeated.key)[1]
-    fresh_viewer = viewer.after_change()
+    fresh_viewer = dataclasses.replace(viewer)
     combatant.refresh_from_db()
     fresh = ZoneForm(viewer=fresh_viewer, combatant=combatant, initial=form.kept_values())
     return _panel(request, fresh_viewer, combatant, fresh, done=True, result=entry)
