@@ -80,9 +80,8 @@ class TableHub:
     linger: asyncio.TimerHandle | None = None
     stopping: asyncio.Task[None] | None = None
     delivering: asyncio.Task[None] | None = None
-    built_seq: int = -1  # the newest number rendered for this hub, on whichever thread
     # The newest state rendered for this hub, on whichever thread: requests at its number
-    # take the combatants from it (``rows_at``). Read and written under ``RENDER_LOCK``.
+    # take the combatants from it (``rows_at``). Written under ``RENDER_LOCK``.
     latest: State | None = None
     claimed: int = -1  # the newest number a request renders for this hub (``claim_render``)
     # Audiences a socket asked for before it joined (its first view, on connect).
@@ -295,7 +294,6 @@ def _build(
         current = state is not None and state.seq >= at_least
         built = build_views(hub.encounter_id, audiences, hub.views, state, current=current)
         if built is not None:
-            hub.built_seq = max(hub.built_seq, built[0].seq)
             if hub.latest is None or built[0].seq >= hub.latest.seq:
                 hub.latest = built[0]
         return built
@@ -341,7 +339,8 @@ def claim_render(encounter_id: int, seq: int) -> TableHub | None:
     loop = hub.loop if hub is not None else None
     if hub is None or loop is None or loop.is_closed() or not hub.sockets:
         return None
-    if hub.built_seq >= seq:  # a change of the same commit, rendered with the first
+    latest = hub.latest
+    if latest is not None and latest.seq >= seq:  # of the same commit, rendered with the first
         return None
     hub.claimed = max(hub.claimed, seq)
     return hub
