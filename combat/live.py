@@ -110,10 +110,14 @@ def own_first(rows: Iterable[Row], own: Collection[int]) -> list[Row]:
     rows = list(rows)
     if not own:
         return rows
-    first = [row for row in rows if (row if isinstance(row, int) else row.pk) in own]
+    first = [row for row in rows if _id(row) in own]
     if not first:
         return rows
-    return first + [row for row in rows if (row if isinstance(row, int) else row.pk) not in own]
+    return first + [row for row in rows if _id(row) not in own]
+
+
+def _id(row: Combatant | int) -> int:
+    return row if isinstance(row, int) else row.id
 
 
 def in_turn_order(rows: Iterable[Combatant], turn: dict[str, Any]) -> list[Combatant]:
