@@ -22,6 +22,7 @@ from .prepared import Prepared
 
 _BY_SLUG = Prepared(lambda slug: Encounter.objects.filter(slug=slug))
 _COMBATANTS = Prepared(lambda pk: Combatant.objects.filter(encounter=pk))
+_SEAT = Prepared(lambda pk, encounter_id: Seat.objects.filter(pk=pk, encounter=encounter_id))
 
 
 def encounter_rows(encounter: Encounter) -> list[Combatant]:
@@ -159,10 +160,18 @@ def grant_seat(session: MutableMapping[str, Any], seat: Seat) -> None:
 
 
 def seat_in(session: MutableMapping[str, Any], encounter: Encounter) -> Seat | None:
+    """The seat this session took at ``encounter``, if it is still there: on a table this
+    process renders live, as its last render had it at the number ``encounter`` was read at
+    (``combat.hub.seat_at``), else from the database."""
+    from .hub import seat_at  # the hub builds on this module
+
     seat_id = session.get(SEATS_KEY, {}).get(str(encounter.pk))
-    if seat_id is None:
+    if not isinstance(seat_id, int):
         return None
-    return Seat.objects.filter(pk=seat_id, encounter=encounter).first()
+    known = seat_at(encounter, seat_id)
+    if known is not None:
+        return known[0]
+    return next(iter(_SEAT(seat_id, encounter.pk)), None)
 
 
 def viewer_from_session(session: MutableMapping[str, Any], encounter: Encounter) -> Viewer | None:

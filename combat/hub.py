@@ -24,16 +24,17 @@ import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
 from django.db import InterfaceError, OperationalError, connection
 
 from .live import Audience, State, View, build_views
-from .models import Combatant, Encounter
+from .models import Combatant, Encounter, Seat
 
 logger = logging.getLogger(__name__)
+Row = TypeVar("Row", Combatant, Seat)
 
 # A browser's check for missed changes reads the database's number at most this often.
 CHECK_SECONDS = 1.0
@@ -200,7 +201,11 @@ class TableHub:
             return
         self.delivering = asyncio.ensure_future(self._deliver_all())
         if sent is not None:
-            self.delivering.add_done_callback(lambda _task: sent.set())
+            # The server queues a socket's message and writes it on the loop's next turn:
+            # ``sent`` waits for that turn, or the request drawing its answer would compete
+            # with the writes for the interpreter lock.
+            loop = self.delivering.get_loop()
+            self.delivering.add_done_callback(lambda _task: loop.call_soon(sent.set))
 
     async def _deliver_all(self) -> None:
         for socket in list(self.sockets):
@@ -299,18 +304,18 @@ def _build(
         return built
 
 
-def copied(combatants: list[Combatant]) -> list[Combatant]:
-    """Instances of their own of ``combatants``, as ``copy.copy`` makes them (each with a
-    state and related objects' cache of its own): the rendered ones stay the hub's, reused
-    by its next load."""
-    rows = []
-    for combatant in combatants:
-        row = Combatant.__new__(Combatant)
-        row.__dict__.update(combatant.__dict__)
-        row._state = copy.copy(combatant._state)
-        row._state.fields_cache = dict(combatant._state.fields_cache)
-        rows.append(row)
-    return rows
+def copied(rows: list[Row]) -> list[Row]:
+    """Instances of their own of ``rows``, as ``copy.copy`` makes them (each with a state and
+    related objects' cache of its own): the rendered ones stay the hub's, reused by its next
+    load."""
+    copies = []
+    for row in rows:
+        copy_ = type(row).__new__(type(row))
+        copy_.__dict__.update(row.__dict__)
+        copy_._state = copy.copy(row._state)
+        copy_._state.fields_cache = dict(row._state.fields_cache)
+        copies.append(copy_)
+    return copies
 
 
 def rows_at(encounter: Encounter) -> list[Combatant] | None:
@@ -329,6 +334,22 @@ def rows_at(encounter: Encounter) -> list[Combatant] | None:
         if state is None or state.seq != encounter.seq or state.encounter.slug != encounter.slug:
             return None
         return copied(state.combatants)
+
+
+def seat_at(encounter: Encounter, seat_id: int) -> tuple[Seat | None] | None:
+    """Seat ``seat_id`` of ``encounter`` as this process last rendered it, when that was at
+    the number ``encounter`` was read at, as ``rows_at`` reads the combatants: ``(seat,)``,
+    ``(None,)`` when there is no such seat, None when it is not known here (read it from the
+    database). A copy, as ``copied`` makes them."""
+    hub = HUBS.get(encounter.pk)
+    if hub is None:
+        return None
+    with RENDER_LOCK:
+        state = hub.latest
+        if state is None or state.seq != encounter.seq or state.encounter.slug != encounter.slug:
+            return None
+        seat = state.seats.get(seat_id)
+        return (copied([seat])[0] if seat is not None else None,)
 
 
 def claim_render(encounter_id: int, seq: int) -> TableHub | None:

@@ -130,9 +130,9 @@ async def test_a_change_is_loaded_once_and_rendered_once_per_audience(table, mon
     renders = []
     original_row = live._row
 
-    def counting_row(state, audience, combatant, viewer, controlled=False):
+    def counting_row(state, audience, combatant, *rest):
         before = len(live.ROWS)
-        html = original_row(state, audience, combatant, viewer, controlled)
+        html = original_row(state, audience, combatant, *rest)
         if len(live.ROWS) != before or combatant.pk == goblins[0].pk:
             renders.append((audience, combatant.pk))
         return html
@@ -289,6 +289,46 @@ async def test_the_request_that_made_a_change_answers_once_the_change_is_sent(ta
     assert not socket.output_queue.empty()  # sent before the answer came
     assert f'id="combatant-{goblins[0].pk}"' in await socket.receive_from(timeout=5)
     await socket.disconnect()
+
+
+async def test_a_change_counts_as_sent_once_the_server_has_written_it():
+    """The server queues a socket's message and writes it when the loop next polls the
+    socket (Daphne's Twisted transport): the request that made the change is told it was
+    sent only after that, or drawing its answer would compete with the writes."""
+    import asyncio
+    import socket as sockets
+    import threading
+    from types import SimpleNamespace
+
+    from combat import hub
+
+    loop = asyncio.get_running_loop()
+    mine, theirs = sockets.socketpair()
+    written: list[bool] = []
+
+    class QueuedSocket:
+        audience = None
+
+        async def deliver(self, table) -> None:
+            def write() -> None:
+                loop.remove_writer(mine.fileno())
+                written.append(True)
+
+            loop.add_writer(mine.fileno(), write)
+
+    class Noting(threading.Event):
+        def set(self) -> None:
+            self.written_then = list(written)
+            super().set()
+
+    table = hub.TableHub(encounter_id=0, loop=loop)
+    table.sockets.add(QueuedSocket())
+    sent = Noting()
+    table.adopt((SimpleNamespace(seq=1), {}), sent)
+    assert await asyncio.to_thread(sent.wait, 5)
+    assert sent.written_then == [True]
+    mine.close()
+    theirs.close()
 
 
 async def test_a_monsters_hit_dice_given_later_bring_its_save_to_bestiary_button(table):
@@ -603,3 +643,45 @@ async def test_a_request_on_a_watched_table_reads_no_combatant_the_live_render_h
     assert behind == 1  # before acting; the answer's form from the render of the change
     assert "Goblin chief" in answer
     await player_ws.disconnect()
+
+
+def _seat_reads(queries) -> int:
+    return sum(
+        1
+        for q in queries
+        if q["sql"].startswith('SELECT "combat_seat"') and '"combat_seat"."id" =' in q["sql"]
+    )
+
+
+async def test_a_players_request_on_a_watched_table_reads_no_seat_the_live_render_holds(table):
+    """Who a player is comes from the live render's seats at the encounter's number, as the
+    combatants do; a seat removed since is gone for its player's next request all the same."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    encounter, referee, players, heroes, goblins = table
+
+    def attack(n: int) -> tuple[int, int]:
+        data = {"actor": heroes[n].pk, "target": goblins[0].pk, "mode": "melee", "natural": 5}
+        with CaptureQueriesContext(connection) as queries:
+            response = players[n].post(
+                reverse("attack", args=[encounter.slug]), data, HTTP_HX_REQUEST="true"
+            )
+        return response.status_code, _seat_reads(queries.captured_queries)
+
+    assert await sync_to_async(attack)(0) == (200, 1)  # no socket: read from the database
+    seq = encounter.seq + 1
+    socket = await _open(players[0], encounter.slug, seq=seq)
+    assert await sync_to_async(attack)(0) == (200, 0)
+    assert _marker(await socket.receive_from(timeout=5))[0] == seq + 1
+    seat = heroes[1].seat
+
+    def remove_seat() -> int:
+        url = reverse("seat_remove", args=[encounter.slug, seat.pk])
+        return referee.post(url, HTTP_HX_REQUEST="true").status_code
+
+    assert await sync_to_async(remove_seat)() == 200
+    assert _marker(await socket.receive_from(timeout=5))[0] == seq + 2
+    assert await sync_to_async(attack)(1) == (404, 0)  # the render knows the seat is gone
+    await socket.disconnect()
+
