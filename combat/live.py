@@ -19,7 +19,7 @@ import functools
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from asgiref.sync import async_to_sync
@@ -110,14 +110,11 @@ def own_first(rows: Iterable[Row], own: Collection[int]) -> list[Row]:
     rows = list(rows)
     if not own:
         return rows
-    first = [row for row in rows if _id(row) in own]
+    ids = rows if not rows or isinstance(rows[0], int) else [row.id for row in rows]
+    first = [row for row, pk in zip(rows, ids, strict=True) if pk in own]
     if not first:
         return rows
-    return first + [row for row in rows if _id(row) not in own]
-
-
-def _id(row: Combatant | int) -> int:
-    return row if isinstance(row, int) else row.id
+    return first + [row for row, pk in zip(rows, ids, strict=True) if pk not in own]
 
 
 def in_turn_order(rows: Iterable[Combatant], turn: dict[str, Any]) -> list[Combatant]:
@@ -193,6 +190,9 @@ class State:
     # Worked out once per change, not once per audience: what each row shows, whose it is.
     shown: dict[int, tuple[Any, ...]] = field(default_factory=dict)
     shown_to_players: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # no seat name
+    # A foe as players who see no foe's numbers see it: its health in words, not its hit
+    # points (a blow that leaves it as wounded as it was changes nothing they see).
+    shown_vaguely: dict[int, tuple[Any, ...]] = field(default_factory=dict)
     _listed: dict[bool, tuple[list[Combatant], dict[str, tuple[int, ...]]]] = field(
         default_factory=dict
     )
@@ -200,9 +200,15 @@ class State:
     by_pk: dict[int, Combatant] = field(default_factory=dict)
     # The rows as stored, for the next load to tell which changed (see ``_reread``).
     stored: dict[type[Model], dict[int, tuple[Any, ...]]] = field(default_factory=dict)
+    # The state loaded before this one: a row that shows what it showed then keeps the very
+    # tuple it had, so the views tell an unchanged row by identity (``_row``).
+    previous: InitVar[State | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, previous: State | None) -> None:
         remember = Combatant.encounter.field.set_cached_value
+        before = previous.shown if previous is not None else {}
+        before_to_players = previous.shown_to_players if previous is not None else {}
+        before_vaguely = previous.shown_vaguely if previous is not None else {}
         for c in self.combatants:
             pk = c.id  # (``pk`` is a property: this loop and the views' run per change)
             self.by_pk[pk] = c
@@ -215,7 +221,7 @@ class State:
             c.holds = held = self.holds.get(pk, [])
             for pending in waiting:
                 pending.combatant = c
-            self.shown[pk] = (
+            shown = (
                 pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.fled,
                 tuple((k.pk, k.kind, k.note, k.rounds_left) for k in running),
                 tuple((p.pk, p.category, p.amount, p.modifier, p.needed) for p in waiting),
@@ -234,7 +240,14 @@ class State:
                 c.hit_dice,  # a monster with Hit Dice can be kept in the bestiary
                 seat.name if seat else None,
             )  # fmt: skip
-            self.shown_to_players[pk] = self.shown[pk][:-1]  # the seat's name is last
+            if before.get(pk) == shown:
+                self.shown[pk], self.shown_to_players[pk] = before[pk], before_to_players[pk]
+            else:
+                self.shown[pk], self.shown_to_players[pk] = shown, shown[:-1]  # name is last
+            if c.side != Side.PARTY and c.kind != Kind.SHIP:  # (a ship shows its hull)
+                vaguely = (pk, c.name, c.health, *self.shown_to_players[pk][3:])
+                kept = before_vaguely.get(pk)
+                self.shown_vaguely[pk] = kept if kept == vaguely else vaguely
             if c.seat_id:
                 self.by_seat.setdefault(c.seat_id, []).append(c)
 
@@ -272,6 +285,7 @@ class State:
             conditions=conditions_by_combatant(encounter),
             pending=pending_by_combatant(encounter),
             holds=_holds(encounter),
+            previous=kept,
         )
 
     @property
@@ -472,13 +486,24 @@ def _row(
     audience: Audience,
     combatant: Combatant,
     viewer: Viewer,
+    keys: dict[int, tuple[Any, ...]],
+    before: View | None,
     controlled: bool = False,
 ) -> str:
+    """The row's HTML: the previous view's when it showed the same (its key's ``shown`` is
+    the same tuple then, see ``State``), else from the cache, else rendered. Its key goes in
+    ``keys``, for the next view to compare."""
     controlled = controlled or audience.referee
     show_numbers = state.shows_numbers(audience)
-    shown = (state.shown if audience.referee else state.shown_to_players)[combatant.id]
+    pk = combatant.id
+    if audience.referee:
+        shown = state.shown[pk]  # only the referee sees the seat's name
+    elif show_numbers or controlled or pk not in state.shown_vaguely:
+        shown = state.shown_to_players[pk]
+    else:
+        shown = state.shown_vaguely[pk]  # a foe's health in words
     key = (
-        shown,  # only the referee sees the seat's name
+        shown,
         audience.referee,
         controlled,
         show_numbers,
@@ -490,18 +515,20 @@ def _row(
         state.encounter.system,
         state.encounter.players_roll_chances,
     )
-
-    context = {
-        "combatant": combatant,
-        "viewer": viewer,
-        "encounter": state.encounter,
-        "controlled_ids": {combatant.id} if controlled else set(),
-        "show_numbers": show_numbers,
-        "action_urls": state.urls,
-    }
+    keys[pk] = key
+    if before is not None and before.row_keys.get(pk) == key:
+        return before.rows[pk]
 
     def render() -> str:
         language = audience.language
+        context = {
+            "combatant": combatant,
+            "viewer": viewer,
+            "encounter": state.encounter,
+            "controlled_ids": {pk} if controlled else set(),
+            "show_numbers": show_numbers,
+            "action_urls": state.urls,
+        }
         rest = ROWS.fetch(_rest_key(key, combatant), lambda: _html(REST, context, language))
         return _html(ROW, context | {"rendered_rest": mark_safe(rest)}, language)
 
@@ -521,17 +548,10 @@ def _rest_key(key: tuple[Any, ...], combatant: Combatant) -> tuple[Any, ...]:
     return ("rest", shown[:2] + shown[3:], combatant.dead, hp, *key[1:])
 
 
-def _entry(state: State, audience: Audience, entry: LogEntry, viewer: Viewer) -> str:
+def _entry(
+    state: State, audience: Audience, entry: LogEntry, viewer: Viewer, key: tuple[Any, ...]
+) -> str:
     show_numbers = state.shows_numbers(audience)
-    key = (
-        entry.pk,
-        entry.created.timestamp(),
-        entry.undone_seq,
-        audience.referee,
-        show_numbers,
-        state.encounter.slug,
-        audience.language,
-    )
 
     def render() -> str:
         return _html(
@@ -555,8 +575,10 @@ class View:
     audience: Audience
     seq: int
     rows: dict[int, str]
+    row_keys: dict[int, tuple[Any, ...]]  # what each row rendered here shows (``_row``)
     sides: dict[str, tuple[Any, ...]]  # party/foes: the rows in order, and what else shows
     entries: dict[str, str]  # log entry element id -> its HTML, newest first
+    entry_keys: dict[int, tuple[tuple[Any, ...], str]]  # entry id -> what it shows, element id
     sections: dict[str, Callable[[], str]]
     seats_html: str
     banner: str = ""  # the round's section, as this audience sees it
@@ -684,10 +706,11 @@ def build_view(
     one with the seat's own rows put in: what all players see is built once per language.
     """
     viewer = _viewer_of(state, audience)
+    row_keys: dict[int, tuple[Any, ...]] = {}
     if shared is None:
         visible, ids = state.listed(audience.referee)
-        rows = {c.id: _row(state, audience, c, viewer) for c in visible}
-        entries = _entries(state, audience, viewer)
+        rows = {c.id: _row(state, audience, c, viewer, row_keys, previous) for c in visible}
+        entries, entry_keys = _entries(state, audience, viewer, previous)
         controlled = set(rows) if audience.referee else set()
         sides = {side: (ids[side], not audience.referee) for side in (Side.PARTY, Side.FOES)}
     else:
@@ -697,8 +720,8 @@ def build_view(
         if not own and moved == shared.moved:
             return _linked(shared, previous)  # it sees just what every player sees
         rows = dict(shared.rows)
-        rows.update({c.pk: _row(state, audience, c, viewer, controlled=True) for c in own})
-        entries = shared.entries
+        rows.update({c.pk: _row(state, audience, c, viewer, row_keys, previous, True) for c in own})
+        entries, entry_keys = shared.entries, shared.entry_keys
         controlled = {c.pk for c in own}
         if any(c.hidden for c in own):  # hidden from the others, not from its player
             visible = in_turn_order(
@@ -714,7 +737,10 @@ def build_view(
             }
         else:
             sides = {
-                side: (tuple(own_first(ids, controlled)), False)
+                side: (
+                    ids if controlled.isdisjoint(ids) else tuple(own_first(ids, controlled)),
+                    False,
+                )
                 for side, (ids, _waiting) in shared.sides.items()
             }
     context = {
@@ -726,10 +752,10 @@ def build_view(
         "action_urls": state.urls,
     }
 
-    def section(template: str, extra: dict[str, Any]) -> Callable[[], str]:
+    def section(template: str, extra: Callable[[], dict[str, Any]]) -> Callable[[], str]:
         @functools.cache  # rendered once, however many sockets and seats' views ask
         def render() -> str:
-            return _html(template, context | extra, audience.language)
+            return _html(template, context | extra(), audience.language)
 
         return render
 
@@ -745,12 +771,14 @@ def build_view(
         audience=audience,
         seq=state.seq,
         rows=rows,
+        row_keys=row_keys,
         sides={str(k): v for k, v in sides.items()},
         entries=entries,
+        entry_keys=entry_keys,
         sections={
             "party": section(
                 "combat/_party.html",
-                {"party": [by_pk[pk] for pk in sides[Side.PARTY][0]]},
+                lambda: {"party": [by_pk[pk] for pk in sides[Side.PARTY][0]]},
             ),
             "foes": shared.sections["foes"]
             if shared is not None
@@ -758,11 +786,11 @@ def build_view(
             and controlled.isdisjoint(sides[Side.FOES][0])
             else section(
                 "combat/_foes.html",
-                {"foes": [by_pk[pk] for pk in sides[Side.FOES][0]]},
+                lambda: {"foes": [by_pk[pk] for pk in sides[Side.FOES][0]]},
             ),
             "log": shared.sections["log"]
             if shared is not None
-            else section("combat/_log.html", {"rendered_entries": list(entries.values())}),
+            else section("combat/_log.html", lambda: {"rendered_entries": list(entries.values())}),
         },
         seats_html=seats_html,
         banner=banner,
@@ -822,14 +850,28 @@ def _seats(state: State, audience: Audience, context: dict[str, Any]) -> str:
     )
 
 
-def _entries(state: State, audience: Audience, viewer: Viewer) -> dict[str, str]:
+def _entries(
+    state: State, audience: Audience, viewer: Viewer, before: View | None
+) -> tuple[dict[str, str], dict[int, tuple[tuple[Any, ...], str]]]:
+    """``audience``'s window of the log, by element id, and what each entry shows (with its
+    element id) by entry: an entry the previous view showed the same way is taken from it."""
     log = state.referee_log if audience.referee else state.public_log
     entries: dict[str, str] = {}
+    keys: dict[int, tuple[tuple[Any, ...], str]] = {}
+    fixed = (audience.referee, state.shows_numbers(audience), state.encounter.slug)
     for entry in log or ():
-        html = _entry(state, audience, entry, viewer)
-        match = _ENTRY_ID.search(html)
-        entries[match.group(1) if match else f"entry-{entry.pk}"] = html
-    return entries
+        key = (entry.pk, entry.created.timestamp(), entry.undone_seq, *fixed, audience.language)
+        kept = before.entry_keys.get(entry.pk) if before is not None else None
+        if kept is not None and kept[0] == key:
+            element = kept[1]
+            html = before.entries[element]
+        else:
+            html = _entry(state, audience, entry, viewer, key)
+            match = _ENTRY_ID.search(html)
+            element = match.group(1) if match else f"entry-{entry.pk}"
+        entries[element] = html
+        keys[entry.pk] = (key, element)
+    return entries, keys
 
 
 def _linked(view: View, previous: View | None) -> View:

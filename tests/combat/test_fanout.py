@@ -685,3 +685,25 @@ async def test_a_players_request_on_a_watched_table_reads_no_seat_the_live_rende
     assert await sync_to_async(attack)(1) == (404, 0)  # the render knows the seat is gone
     await socket.disconnect()
 
+
+async def test_a_blow_players_cannot_see_the_size_of_sends_them_no_row(table):
+    """Players who see no foe's numbers see its health in words: a blow that leaves it as
+    wounded as it was changes nothing on their row (only the log says it), and the referee's
+    row shows the new hit points."""
+    encounter, referee, players, _heroes, goblins = table
+    goblin = f'id="combatant-{goblins[0].pk}"'
+    seq = encounter.seq
+    player_ws = await _open(players[0], encounter.slug, seq=seq)
+    referee_ws = await _open(referee, encounter.slug, seq=seq)
+    # 50 -> 49: unhurt -> wounded, for everyone; 49 -> 47: still wounded, to players.
+    for amount, hp, row_for_players in ((1, 49, True), (2, 47, False)):
+        await sync_to_async(_damage)(referee, encounter, goblins[0], amount)
+        to_player = await player_ws.receive_from(timeout=5)
+        to_referee = await referee_ws.receive_from(timeout=5)
+        seq += 1
+        assert _marker(to_player) == _marker(to_referee) == (seq, seq - 1)
+        assert (goblin in to_player) is row_for_players
+        assert "Goblin 0" in to_player  # the log's entry
+        assert goblin in to_referee and f"{hp}/50" in to_referee
+    await player_ws.disconnect()
+    await referee_ws.disconnect()
