@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models, transaction
+from django.db import connections, models, router, transaction
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -113,6 +113,23 @@ class BestiaryEntry(models.Model):
         return self.name
 
 
+def _bump_returning(connection: Any) -> str | None:
+    """``Encounter.bump`` as one UPDATE that returns what it wrote, where the database can
+    (SQLite 3.35 and later, PostgreSQL); None elsewhere. Every change runs it, and writing
+    Django's UPDATE and SELECT cost ten times running them."""
+    if connection.vendor not in ("sqlite", "postgresql"):
+        return None
+    if not connection.features.can_return_columns_from_insert:  # RETURNING, from SQLite 3.35
+        return None
+    table, seq, public, pk = map(
+        connection.ops.quote_name, (Encounter._meta.db_table, "seq", "public_seq", "id")
+    )
+    return (
+        f"UPDATE {table} SET {seq} = {seq} + 1, {public} = {public} + %s "
+        f"WHERE {pk} = %s RETURNING {seq}, {public}"
+    )
+
+
 class Encounter(models.Model):
     slug = models.CharField(max_length=32, unique=True, default=_slug, editable=False)
     name = models.CharField(pgettext_lazy("encounter", "name"), max_length=80)
@@ -203,6 +220,16 @@ class Encounter(models.Model):
         number and the number never goes backwards. With ``public`` the players' log number
         advances too (read back as ``public_seq``).
         """
+        connection = connections[router.db_for_write(Encounter)]
+        returning = _bump_returning(connection)
+        if returning is not None:  # one statement instead of Django's UPDATE and SELECT
+            with connection.cursor() as cursor:
+                cursor.execute(returning, [int(public), self.pk])
+                written = cursor.fetchone()
+            if written is None:  # removed meanwhile, as Django's .get() would say
+                raise Encounter.DoesNotExist("Encounter matching query does not exist.")
+            self.seq, self.public_seq = written
+            return self.seq
         changes = {"seq": F("seq") + 1}
         if public:
             changes["public_seq"] = F("public_seq") + 1

@@ -217,3 +217,30 @@ def test_one_form_sent_by_several_processes_at_once_applies_once():
     troll.refresh_from_db()
     assert troll.hp == 97
     assert LogEntry.objects.filter(encounter=encounter).count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("returning", [True, False], ids=["one-statement", "update-then-read"])
+def test_a_bump_moves_the_numbers_on_by_one_where_the_database_returns_them_or_not(
+    returning, monkeypatch
+):
+    """Every change takes the encounter's next number (and the players', when they see it):
+    in one UPDATE that returns them where the database can, else an UPDATE and a read."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    if returning and not connection.features.can_return_columns_from_insert:
+        pytest.skip("this SQLite predates RETURNING (3.35)")
+    encounter = Encounter.objects.create(name="Keep")
+    monkeypatch.setattr(connection.features, "can_return_columns_from_insert", returning)
+    start = (encounter.seq, encounter.public_seq)
+    with CaptureQueriesContext(connection) as queries:
+        assert encounter.bump() == start[0] + 1
+    assert len(queries) == (1 if returning else 2)
+    assert encounter.bump(public=True) == start[0] + 2
+    assert (encounter.seq, encounter.public_seq) == (start[0] + 2, start[1] + 1)
+    encounter.refresh_from_db()
+    assert (encounter.seq, encounter.public_seq) == (start[0] + 2, start[1] + 1)
+    Encounter.objects.filter(pk=encounter.pk).delete()
+    with pytest.raises(Encounter.DoesNotExist):
+        encounter.bump()
