@@ -832,9 +832,12 @@ def _moved(state: State, audience: Audience) -> str:
     from .party import follows  # built on this module
 
     encounter = state.encounter
-    moved_on_to = encounter.moved_on_to if encounter.moved_on_to_id else None
-    can = follows(_viewer_of(state, audience))
-    key = ("moved", encounter.slug, audience.language, moved_on_to and moved_on_to.name, can)
+    if encounter.moved_on_to_id is None:  # hidden, empty, the same for every audience
+        moved_on_to, can, key = None, False, ("moved", encounter.slug)
+    else:
+        moved_on_to = encounter.moved_on_to
+        can = follows(_viewer_of(state, audience))
+        key = ("moved", encounter.slug, audience.language, moved_on_to.name, can)
     context = {"encounter": encounter, "moved_on_to": moved_on_to, "follows": can}
     return ROWS.fetch(
         key, lambda: _html("combat/_party_moved.html", context | {"oob": True}, audience.language)
