@@ -516,3 +516,30 @@ def test_serving_leaves_what_starting_built_out_of_the_collectors_passes() -> No
     finally:
         gc.unfreeze()
         gc.set_threshold(*threshold)
+
+
+def test_serving_compiles_every_template_and_the_url_patterns_before_it_listens(
+    monkeypatch,
+) -> None:
+    """A worker that only holds sockets (the second of two) renders live views without
+    having served a page: what its first render would import and compile is done first."""
+    import gc
+
+    from django.template import engines
+    from django.urls import clear_url_caches, get_resolver
+
+    from combat import serving
+
+    clear_url_caches()
+    loader = engines["django"].engine.template_loaders[0]
+    loader.reset()
+    threshold = gc.get_threshold()
+    try:
+        serving.settle_memory()
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
+    names = serving._template_names()
+    assert "combat/_combatant_rest.html" in names and "base.html" in names
+    assert set(names) <= set(loader.get_template_cache)
+    assert get_resolver()._populated
