@@ -160,6 +160,8 @@ def for_form(form: forms.Form) -> Odds | DiceOdds | None:
     try:
         if hasattr(form, "system_odds"):  # another rules system's form (combat.system_forms)
             return form.system_odds()
+        if not isinstance(form, AttackForm | SaveForm | CheckForm | FreeRollForm):
+            return None  # (hit points, rest: no odds, and no probe of the form to build)
         values = _values(form)
         if isinstance(form, AttackForm):
             return _attack(form, values)
