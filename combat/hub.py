@@ -22,6 +22,7 @@ import contextlib
 import copy
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
@@ -35,6 +36,7 @@ from .models import Combatant, Encounter, Seat
 
 logger = logging.getLogger(__name__)
 Row = TypeVar("Row", Combatant, Seat)
+Found = TypeVar("Found")
 
 # A browser's check for missed changes reads the database's number at most this often.
 CHECK_SECONDS = 1.0
@@ -326,21 +328,24 @@ def rows_at(encounter: Encounter) -> list[Combatant] | None:
     number are the rows stored at it: a request on a watched table (a tap before a roll, the
     form after it) reads none of them again. Copies, so that the hub's stay its own; an
     action still reads and locks the rows it changes."""
-    hub = HUBS.get(encounter.pk)
-    if hub is None:
-        return None
-    with RENDER_LOCK:
-        state = hub.latest
-        if state is None or state.seq != encounter.seq or state.encounter.slug != encounter.slug:
-            return None
-        return copied(state.combatants)
+    return _from_render(encounter, lambda state: copied(state.combatants))
 
 
 def seat_at(encounter: Encounter, seat_id: int) -> tuple[Seat | None] | None:
-    """Seat ``seat_id`` of ``encounter`` as this process last rendered it, when that was at
-    the number ``encounter`` was read at, as ``rows_at`` reads the combatants: ``(seat,)``,
-    ``(None,)`` when there is no such seat, None when it is not known here (read it from the
-    database). A copy, as ``copied`` makes them."""
+    """Seat ``seat_id`` of ``encounter`` as this process last rendered it, as ``rows_at``
+    reads the combatants: ``(seat,)``, ``(None,)`` when there is no such seat, None when it
+    is not known here (read it from the database)."""
+
+    def read(state: State) -> tuple[Seat | None]:
+        seat = state.seats.get(seat_id)
+        return (copied([seat])[0] if seat is not None else None,)
+
+    return _from_render(encounter, read)
+
+
+def _from_render(encounter: Encounter, read: Callable[[State], Found]) -> Found | None:
+    """What ``read`` finds in the state this process last rendered ``encounter`` at, when
+    that is the number ``encounter`` was read at (None: not known here)."""
     hub = HUBS.get(encounter.pk)
     if hub is None:
         return None
@@ -348,8 +353,7 @@ def seat_at(encounter: Encounter, seat_id: int) -> tuple[Seat | None] | None:
         state = hub.latest
         if state is None or state.seq != encounter.seq or state.encounter.slug != encounter.slug:
             return None
-        seat = state.seats.get(seat_id)
-        return (copied([seat])[0] if seat is not None else None,)
+        return read(state)
 
 
 def claim_render(encounter_id: int, seq: int) -> TableHub | None:
