@@ -405,9 +405,10 @@ def settle_memory() -> None:
     """Do before listening what the first requests and sockets would otherwise do, and keep
     the collector's full passes short while serving.
 
-    Every view module is imported and the URL patterns worked out (a live render reverses
-    URLs: a second worker that only holds sockets paid ~0.3 s for it on its first connect),
-    and every template is compiled (~0.2 s). What starting built lives as long as the process,
+    Every view module is imported and the URL patterns worked out, and every template is
+    compiled: a live render reverses URLs, so a process's first one, on a worker that had
+    served no page yet, imported every view (measured in-process: 0.24 s against 0.02 s for
+    the next; 0.06 s after this). What starting built lives as long as the process,
     so it is left out of every pass (``gc.freeze``), and passes run less often. A full pass
     over a warm process took some 100 ms, a pause every socket of every table felt at once."""
     from django.template.loader import get_template
