@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -156,21 +157,14 @@ class DiceOdds:
 
 
 def for_form(form: forms.Form) -> Odds | DiceOdds | None:
-    """Odds for an attack, save, check or free-roll form; None until it says enough."""
+    """Odds for an attack, save, check or free-roll form; None until it says enough, and for
+    any other form (hit points, rest: no probe of it is built)."""
     try:
         if hasattr(form, "system_odds"):  # another rules system's form (combat.system_forms)
             return form.system_odds()
-        if not isinstance(form, AttackForm | SaveForm | CheckForm | FreeRollForm):
-            return None  # (hit points, rest: no odds, and no probe of the form to build)
-        values = _values(form)
-        if isinstance(form, AttackForm):
-            return _attack(form, values)
-        if isinstance(form, SaveForm):
-            return _save(values)
-        if isinstance(form, CheckForm):
-            return _check(values)
-        if isinstance(form, FreeRollForm):
-            return DiceOdds.of(values["expression"])
+        for kind, odds_of in _ODDS:
+            if isinstance(form, kind):
+                return odds_of(form, _values(form))
     except (RulesError, KeyError, AttributeError, TypeError):
         return None
     return None
@@ -271,3 +265,12 @@ def _check(values: dict[str, Any]) -> Odds:
     score = values["score"]  # the form fills in STR and DEX from the combatant
     chance = ose.ability_check_odds(score, values.get("modifier") or 0)
     return Odds(needed=score, chance=chance, under=True)
+
+
+# Each kind of form with odds, and how they are worked out from its valid values.
+_ODDS: tuple[tuple[type[forms.Form], Callable[[Any, dict[str, Any]], Odds | DiceOdds]], ...] = (
+    (AttackForm, _attack),
+    (SaveForm, lambda _form, values: _save(values)),
+    (CheckForm, lambda _form, values: _check(values)),
+    (FreeRollForm, lambda _form, values: DiceOdds.of(values["expression"])),
+)

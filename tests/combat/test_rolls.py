@@ -438,3 +438,20 @@ def test_the_combatant_form_says_how_to_write_hit_dice_in_the_referees_language(
     referee.cookies[settings.LANGUAGE_COOKIE_NAME] = "cs"
     response = referee.get(reverse("combatant_new", args=[encounter.slug]))
     assert "Nestvůry: tak, jak jsou zapsané, např. 1-1, 2+1, 4*" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_forms_without_odds_build_no_probe_of_themselves(encounter, goblin, monkeypatch):
+    """Odds come for attacks, saves, checks and free rolls; the answer to a damage or a rest
+    asks for none, and works out nothing to say so."""
+    from combat import odds
+    from combat.access import Viewer
+    from combat.forms import HitPointsForm, RestForm
+
+    def probe(form):
+        raise AssertionError(f"a probe of {type(form).__name__}")
+
+    monkeypatch.setattr(odds, "_values", probe)
+    viewer = Viewer(encounter, is_referee=True, seat=None)
+    for form_class in (HitPointsForm, RestForm):
+        assert odds.for_form(form_class(viewer=viewer, initial={"actor": goblin.pk})) is None
