@@ -6,18 +6,19 @@ import os
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "combat.settings")
 
+import django
 from channels.routing import ProtocolTypeRouter, URLRouter
 from channels.sessions import SessionMiddlewareStack
-from django.core.asgi import get_asgi_application
 
-django_asgi_app = get_asgi_application()
+django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
 
+from .handler import Handler  # noqa: E402
 from .middleware import SameOriginWebsocket  # noqa: E402
 from .routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": Handler(),
         # Websocket frames get no CSRF check: the defence is that the Origin is the very
         # origin of the page (scheme, host and port of the request, the host in ALLOWED_HOSTS),
         # so ALLOWED_HOSTS lists real names and addresses, never "*".

@@ -159,11 +159,12 @@ def _database_from_url(url: str) -> dict[str, object]:
 
 
 # Persistent connections under ASGI: Django's documentation advises against them because
-# sync code may run on many threads, each keeping a connection. Here every request and every
-# consumer's database work runs on the one thread asgiref keeps for thread-sensitive code,
-# and the live renderer on one thread of its own (``combat.hub``): two connections per
-# process, whatever the load. Reconnecting for every request cost about 1.2 ms of CPU on
-# SQLite and more on PostgreSQL, against 0.5 ms for a typical query.
+# sync code may run on many threads, each keeping a connection. Here requests run on a few
+# kept threads (``combat.handler``), every consumer's database work on the one thread asgiref
+# keeps for thread-sensitive code, and the live renderer on one thread of its own
+# (``combat.hub``): a handful of connections per process, whatever the load. Reconnecting
+# for every request cost about 1.2 ms of CPU on SQLite and more on PostgreSQL, against 0.5 ms
+# for a typical query.
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
     DATABASES = {"default": _database_from_url(DATABASE_URL)}

@@ -1,0 +1,70 @@
+"""Django's ASGI handler, with each request on one kept thread from its start to its end.
+
+Django's own ``ASGIHandler`` loads the middleware in async mode. Every ``MiddlewareMixin``
+then hands its ``process_request`` and ``process_response`` to a thread and back, and a
+middleware that is sync-only (the static files') sends the rest of the chain back to the
+event loop: some twenty switches between the loop and a thread for one request. It also
+enters a ``ThreadSensitiveContext`` of its own for each request, which runs the request's sync
+code on a thread made for that request: a new database connection for every request (four
+PRAGMAs on SQLite), whatever ``CONN_MAX_AGE`` says, and the old one left to the garbage
+collector.
+
+Here the middleware chain is loaded in sync mode and runs in one call, on a thread lent for
+the request from a few kept ones, the same thread for the request's signals and its closing
+(``request_started`` and ``request_finished`` look after that thread's connection). A kept
+thread keeps its connection, so a process holds at most ``THREADS`` request connections. A
+request that finds every thread busy waits for one, in the order requests came.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.core.handlers.asgi import ASGIHandler
+from django.http import HttpRequest, HttpResponseBase
+
+THREADS = 4  # requests served at once per process; the rest wait their turn
+
+
+class Handler(ASGIHandler):
+    """HTTP through Django, in one switch to a kept thread per request (see the module)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # Made lazily, on each event loop that serves (tests run several).
+        self._idle: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Queue[Any]]
+        self._idle = weakref.WeakKeyDictionary()
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        super().load_middleware(is_async=False)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"Django serves HTTP here, not {scope['type']}")
+        idle = self._threads()
+        thread = await idle.get()
+        try:
+            # Every thread-sensitive call of this request (its signals, the middleware and
+            # the view, closing the response) goes to the lent thread.
+            async with ThreadSensitiveContext(executor=thread):
+                await self.handle(scope, receive, send)
+        finally:
+            idle.put_nowait(thread)
+
+    async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+    def _threads(self) -> asyncio.Queue[Any]:
+        loop = asyncio.get_running_loop()
+        idle = self._idle.get(loop)
+        if idle is None:
+            idle = self._idle[loop] = asyncio.LifoQueue()
+            for _ in range(THREADS):
+                idle.put_nowait(
+                    ThreadPoolExecutor(max_workers=1, thread_name_prefix="fray-request")
+                )
+        return idle

@@ -1,0 +1,119 @@
+"""HTTP through the ASGI application: each request on one kept thread, its database
+connection kept between requests, and the middleware run in one call (``combat.handler``)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.core.signals import request_finished, request_started
+from django.db.backends.signals import connection_created
+
+from combat import handler
+from combat.asgi import application
+from combat.models import Encounter
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+
+async def _get(path: str) -> int:
+    """GET ``path`` as a server does: the request, then a disconnect once the response is
+    out; returns the status once the application has finished (closed the response)."""
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+        "root_path": "", "headers": [(b"host", b"localhost")], "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }  # fmt: skip
+    answered = asyncio.Event()
+    requested = False
+    status = 0
+
+    async def receive() -> dict:
+        nonlocal requested
+        if not requested:
+            requested = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await answered.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif not message.get("more_body"):
+            answered.set()
+
+    await asyncio.wait_for(application(scope, receive, send), timeout=10)
+    return status
+
+
+@pytest.fixture
+def join_page(db) -> str:
+    """A page that reads the database: an encounter's join form."""
+    return f"/join/{Encounter.objects.create(name='Crypt').join_token}/"
+
+
+class Threads:
+    """The threads that opened a database connection, and those that ran each request's
+    ``request_started`` and ``request_finished`` signals."""
+
+    def __init__(self) -> None:
+        self.connected: list[int] = []
+        self.started: list[int] = []
+        self.finished: list[int] = []
+
+    def __enter__(self) -> Threads:
+        connection_created.connect(self._connected)
+        request_started.connect(self._started)
+        request_finished.connect(self._finished)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        connection_created.disconnect(self._connected)
+        request_started.disconnect(self._started)
+        request_finished.disconnect(self._finished)
+
+    def _connected(self, sender, **kwargs) -> None:
+        self.connected.append(threading.get_ident())
+
+    def _started(self, sender, **kwargs) -> None:
+        self.started.append(threading.get_ident())
+
+    def _finished(self, sender, **kwargs) -> None:
+        self.finished.append(threading.get_ident())
+
+
+async def test_requests_one_after_another_keep_one_database_connection(join_page):
+    with Threads() as threads:
+        for _ in range(6):
+            assert await _get(join_page) == 200
+    # Django's own handler gave each request a new thread, so a new connection: six here.
+    assert len(threads.connected) <= 1
+    assert len(set(threads.started)) == 1
+    assert threads.finished == threads.started  # closed on the thread that served it
+
+
+async def test_more_requests_at_once_than_threads_are_all_answered_on_the_kept_threads(
+    join_page,
+):
+    count = handler.THREADS * 3
+    with Threads() as threads:
+        answers = await asyncio.gather(*(_get(join_page) for _ in range(count)))
+    assert answers == [200] * count
+    assert len(threads.started) == count
+    assert len(set(threads.started)) <= handler.THREADS
+    assert len(set(threads.connected)) <= handler.THREADS
+    main = threading.get_ident()
+    assert main not in threads.started  # never on the event loop's thread
+
+
+async def test_the_middleware_runs_in_one_call_not_one_thread_switch_per_middleware():
+    http = application.application_mapping["http"]
+    assert not inspect.iscoroutinefunction(http._middleware_chain)
+    assert await _get("/") == 200
+    # The database work of a view still runs off the loop, on the request's thread.
+    assert await sync_to_async(Encounter.objects.count)() == 0
