@@ -89,6 +89,7 @@ class TableHub:
     claimed: int = -1  # the newest number a request renders for this hub (``claim_render``)
     # Audiences a socket asked for before it joined (its first view, on connect).
     asked: set[Audience] = field(default_factory=set)
+    announcing: set[asyncio.Task[None]] = field(default_factory=set)  # see ``announce``
 
     # --- the announcements -------------------------------------------------------------
 
@@ -129,6 +130,22 @@ class TableHub:
             return
         if self.sockets and (self.state is None or self.state.seq < self.wanted):
             self._kick()
+
+    def announce(self, layer, group: str, message: dict) -> bool:
+        """From a request's thread: ``message`` sent to ``group`` on this hub's event loop,
+        without waiting for it (a failure is logged). False if the loop is closed."""
+
+        def start() -> None:
+            task = asyncio.ensure_future(layer.group_send(group, message))
+            task.add_done_callback(_log_failure)
+            self.announcing.add(task)  # kept until done: the loop holds tasks weakly
+            task.add_done_callback(self.announcing.discard)
+
+        try:
+            self.loop.call_soon_threadsafe(start)
+        except RuntimeError:  # closed meanwhile
+            return False
+        return True
 
     def unclaim(self, seq: int) -> None:
         """The request that claimed ``seq`` could not render it: the hub does."""
@@ -304,6 +321,11 @@ def _build(
             if hub.latest is None or built[0].seq >= hub.latest.seq:
                 hub.latest = built[0]
         return built
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("live: announcing a change", exc_info=task.exception())
 
 
 def copied(rows: list[Row]) -> list[Row]:

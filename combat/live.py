@@ -54,9 +54,12 @@ def announce(encounter: Encounter) -> None:
         claimed = claim_render(pk, seq)
         layer = get_channel_layer()
         if layer is not None:
-            async_to_sync(layer.group_send)(
-                group, {"type": "encounter.changed", "seq": seq, "encounter": pk}
-            )
+            message = {"type": "encounter.changed", "seq": seq, "encounter": pk}
+            # Sent from the hub's event loop while this thread renders, not waited for: the
+            # render need not wait on the channel layer (a round trip to Redis, or a walk
+            # over every channel the in-memory layer holds).
+            if claimed is None or not claimed.announce(layer, group, message):
+                async_to_sync(layer.group_send)(group, message)
         if claimed is not None:
             render_here(claimed, seq)
 

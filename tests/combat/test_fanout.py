@@ -291,6 +291,43 @@ async def test_the_request_that_made_a_change_answers_once_the_change_is_sent(ta
     await socket.disconnect()
 
 
+async def test_a_change_made_here_goes_out_without_waiting_for_the_channel_layer(
+    table, monkeypatch
+):
+    """The announcement to other processes is sent from the event loop while the request
+    renders: a slow layer (a round trip to Redis) delays neither this process's sockets nor
+    the request's answer, and the other processes still hear of the change."""
+    import asyncio
+
+    from channels.layers import get_channel_layer
+
+    from combat import hub
+
+    encounter, referee, players, _heroes, goblins = table
+    layer = get_channel_layer()
+    elsewhere = await layer.new_channel()  # another process's hub, as it were
+    await layer.group_add(hub.group_of(encounter.pk), elsewhere)
+    release = asyncio.Event()
+    original = type(layer).group_send
+
+    async def late_group_send(self, group, message):
+        await release.wait()
+        await original(self, group, message)
+
+    monkeypatch.setattr(type(layer), "group_send", late_group_send)
+    socket = await _open(players[0], encounter.slug, seq=encounter.seq)
+    try:
+        damage = sync_to_async(_damage)(referee, encounter, goblins[0], 1)
+        response = await asyncio.wait_for(damage, timeout=10)
+        assert response.status_code == 200
+        assert f'id="combatant-{goblins[0].pk}"' in await socket.receive_from(timeout=5)
+    finally:
+        release.set()
+    announced = await asyncio.wait_for(layer.receive(elsewhere), timeout=5)
+    assert announced["seq"] == encounter.seq + 1
+    await socket.disconnect()
+
+
 async def test_a_change_counts_as_sent_once_the_server_has_written_it():
     """The server queues a socket's message and writes it when the loop next polls the
     socket (Daphne's Twisted transport): the request that made the change is told it was
