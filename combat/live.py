@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from .rounds import Standing
 
 Row = TypeVar("Row", Combatant, int)
+Fixed = tuple[Any, ...]
+EntryKey = tuple[tuple[Any, ...], str, LogEntry]
 
 
 def announce(encounter: Encounter) -> None:
@@ -217,7 +219,7 @@ class State:
             self.by_pk[pk] = c
             remember(c, self.encounter)  # a row kept from an earlier load points here now
             seat = self.seats.get(c.seat_id) if c.seat_id else None
-            if seat is not None:
+            if seat is not None and c._state.fields_cache.get("seat") is not seat:
                 c.seat = seat  # loaded with the seats: a row asks no query for its name
             c.shown_conditions = running = self.conditions.get(pk, [])
             c.saves_to_roll = waiting = self.pending.get(pk, [])
@@ -284,7 +286,9 @@ class State:
             stored=stored,
             referee_log=referee_log,
             public_log=public_log,
-            urls=action_urls(encounter),
+            urls=kept.urls
+            if kept is not None and kept.encounter.slug == encounter.slug
+            else action_urls(encounter),
             conditions=conditions_by_combatant(encounter),
             pending=pending_by_combatant(encounter),
             holds=_holds(encounter),
@@ -484,11 +488,30 @@ def _viewer_of(state: State, audience: Audience) -> Viewer:
     return Viewer(state.encounter, is_referee=audience.referee, seat=state.seats.get(audience.seat))
 
 
+def _row_fixed(state: State, audience: Audience, viewer: Viewer, before: View | None) -> Fixed:
+    """What every row of ``audience``'s view depends on besides itself and whether the
+    viewer controls it: the previous view's very tuple when it is the same, so that a row's
+    key compares by identity (``_row``)."""
+    fixed = (
+        audience.referee,
+        state.shows_numbers(audience),
+        viewer.may_adjust_hit_points,
+        viewer.may_enter_dice,
+        state.encounter.slug,
+        audience.language,
+        # The rules system's buttons (combat.systems), and whether players roll chances.
+        state.encounter.system,
+        state.encounter.players_roll_chances,
+    )
+    return before.row_fixed if before is not None and before.row_fixed == fixed else fixed
+
+
 def _row(
     state: State,
     audience: Audience,
     combatant: Combatant,
     viewer: Viewer,
+    fixed: Fixed,
     keys: dict[int, tuple[Any, ...]],
     before: View | None,
     controlled: bool = False,
@@ -497,7 +520,7 @@ def _row(
     the same tuple then, see ``State``), else from the cache, else rendered. Its key goes in
     ``keys``, for the next view to compare."""
     controlled = controlled or audience.referee
-    show_numbers = state.shows_numbers(audience)
+    show_numbers = fixed[1]
     pk = combatant.id
     if audience.referee:
         shown = state.shown[pk]  # only the referee sees the seat's name
@@ -505,19 +528,7 @@ def _row(
         shown = state.shown_to_players[pk]
     else:
         shown = state.shown_vaguely[pk]  # a foe's health in words
-    key = (
-        shown,
-        audience.referee,
-        controlled,
-        show_numbers,
-        controlled and viewer.may_adjust_hit_points,
-        controlled and viewer.may_enter_dice,
-        state.encounter.slug,
-        audience.language,
-        # The rules system's buttons (combat.systems), and whether players roll chances.
-        state.encounter.system,
-        state.encounter.players_roll_chances,
-    )
+    key = (shown, controlled, fixed)
     keys[pk] = key
     if before is not None and before.row_keys.get(pk) == key:
         return before.rows[pk]
@@ -579,9 +590,10 @@ class View:
     seq: int
     rows: dict[int, str]
     row_keys: dict[int, tuple[Any, ...]]  # what each row rendered here shows (``_row``)
+    row_fixed: Fixed  # what all of them depend on besides (``_row_fixed``)
     sides: dict[str, tuple[Any, ...]]  # party/foes: the rows in order, and what else shows
     entries: dict[str, str]  # log entry element id -> its HTML, newest first
-    entry_keys: dict[int, tuple[tuple[Any, ...], str]]  # entry id -> what it shows, element id
+    entry_keys: dict[int, EntryKey]  # entry id -> what it shows, element id, the entry
     sections: dict[str, Callable[[], str]]
     seats_html: str
     banner: str = ""  # the round's section, as this audience sees it
@@ -710,9 +722,10 @@ def build_view(
     """
     viewer = _viewer_of(state, audience)
     row_keys: dict[int, tuple[Any, ...]] = {}
+    fixed = _row_fixed(state, audience, viewer, previous)
     if shared is None:
         visible, ids = state.listed(audience.referee)
-        rows = {c.id: _row(state, audience, c, viewer, row_keys, previous) for c in visible}
+        rows = {c.id: _row(state, audience, c, viewer, fixed, row_keys, previous) for c in visible}
         entries, entry_keys = _entries(state, audience, viewer, previous)
         controlled = set(rows) if audience.referee else set()
         sides = {side: (ids[side], not audience.referee) for side in (Side.PARTY, Side.FOES)}
@@ -723,7 +736,9 @@ def build_view(
         if not own and moved == shared.moved:
             return _linked(shared, previous)  # it sees just what every player sees
         rows = dict(shared.rows)
-        rows.update({c.pk: _row(state, audience, c, viewer, row_keys, previous, True) for c in own})
+        rows.update(
+            {c.pk: _row(state, audience, c, viewer, fixed, row_keys, previous, True) for c in own}
+        )
         entries, entry_keys = shared.entries, shared.entry_keys
         controlled = {c.pk for c in own}
         if any(c.hidden for c in own):  # hidden from the others, not from its player
@@ -775,6 +790,7 @@ def build_view(
         seq=state.seq,
         rows=rows,
         row_keys=row_keys,
+        row_fixed=fixed,
         sides={str(k): v for k, v in sides.items()},
         entries=entries,
         entry_keys=entry_keys,
@@ -858,16 +874,23 @@ def _seats(state: State, audience: Audience, context: dict[str, Any]) -> str:
 
 def _entries(
     state: State, audience: Audience, viewer: Viewer, before: View | None
-) -> tuple[dict[str, str], dict[int, tuple[tuple[Any, ...], str]]]:
+) -> tuple[dict[str, str], dict[int, EntryKey]]:
     """``audience``'s window of the log, by element id, and what each entry shows (with its
     element id) by entry: an entry the previous view showed the same way is taken from it."""
     log = state.referee_log if audience.referee else state.public_log
     entries: dict[str, str] = {}
-    keys: dict[int, tuple[tuple[Any, ...], str]] = {}
+    keys: dict[int, EntryKey] = {}
     fixed = (audience.referee, state.shows_numbers(audience), state.encounter.slug)
+    fixed += (audience.language,)
     for entry in log or ():
-        key = (entry.pk, entry.created.timestamp(), entry.undone_seq, *fixed, audience.language)
         kept = before.entry_keys.get(entry.pk) if before is not None else None
+        if kept is not None and kept[2] is entry and kept[0][3:] == fixed:
+            # The very entry the previous view showed (a log entry read again is a new
+            # instance: ``_logs``), shown the same way.
+            keys[entry.pk] = kept
+            entries[kept[1]] = before.entries[kept[1]]
+            continue
+        key = (entry.pk, entry.created.timestamp(), entry.undone_seq, *fixed)
         if kept is not None and kept[0] == key:
             element = kept[1]
             html = before.entries[element]
@@ -876,7 +899,7 @@ def _entries(
             match = _ENTRY_ID.search(html)
             element = match.group(1) if match else f"entry-{entry.pk}"
         entries[element] = html
-        keys[entry.pk] = (key, element)
+        keys[entry.pk] = (key, element, entry)
     return entries, keys
 
 

@@ -124,6 +124,33 @@ async def test_a_roll_sends_each_socket_only_the_row_and_the_entry_it_changed(ta
     await player_ws.disconnect()
 
 
+async def test_an_undo_redraws_the_undone_entry_on_every_socket_and_keeps_the_others(table):
+    """An entry changes only by being undone: the views keep every other entry as it was,
+    and send the undone one again, marked, to the referee and to players alike."""
+    from combat.models import LogEntry
+
+    encounter, referee, players, heroes, goblins = table
+    for amount in (1, 2):
+        await sync_to_async(_damage)(referee, encounter, goblins[0], amount)
+    await sync_to_async(encounter.refresh_from_db)()
+    first, second = await sync_to_async(
+        lambda: list(LogEntry.objects.filter(encounter=encounter).order_by("seq"))
+    )()
+    referee_ws = await _open(referee, encounter.slug, seq=encounter.seq)
+    player_ws = await _open(players[0], encounter.slug, "uk", seq=encounter.seq)
+    undo = reverse("undo", args=[encounter.slug, first.seq])
+    await sync_to_async(referee.post)(undo, HTTP_HX_REQUEST="true")
+    for socket, number in ((referee_ws, first.seq), (player_ws, first.public_seq)):
+        message = await socket.receive_from(timeout=5)
+        undone = re.search(rf'<li [^>]*id="entry-{number}"[^>]*>', message)
+        assert undone and " undone" in undone.group(0), message[:400]
+        assert f'id="entry-{second.seq if socket is referee_ws else second.public_seq}"' not in (
+            message
+        )
+    await referee_ws.disconnect()
+    await player_ws.disconnect()
+
+
 async def test_a_change_is_loaded_once_and_rendered_once_per_audience(table, monkeypatch):
     encounter, referee, players, _heroes, goblins = table
     loads = count_loads(monkeypatch)
