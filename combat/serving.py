@@ -7,6 +7,7 @@ The static files' storage and middleware (named in settings) live here too: ``ho
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import hashlib
@@ -394,11 +395,33 @@ class DaphneCommand(BaseCommand):
             ready_callable=lambda: ready(server),
             **forwarded,
         )
+        connect_ahead()
         settle_memory()
         server.run()
         if not server.listening_addresses:
             raise CommandError(f"Could not listen on {bind}:{port} (is the port in use?)")
         self.stdout.write("Fray stopped.")
+
+
+def connect_ahead() -> None:
+    """Open before listening the database connections the live parts keep open: the render
+    thread's (``combat.hub``) and that of the thread asgiref runs sockets' database work on
+    (their sessions). A fresh worker's first sockets otherwise waited for both to connect,
+    one after the other (on PostgreSQL, tens of milliseconds)."""
+    from asgiref.sync import sync_to_async
+    from django.db import connection
+
+    from .hub import RENDER_THREAD
+
+    def connect() -> None:
+        connection.ensure_connection()  # the connection of the thread this runs on
+
+    RENDER_THREAD.submit(connect).result()
+    # From an event loop of its own on a thread of its own: asyncio.run would leave the main
+    # thread without the loop Daphne's reactor set up there.
+    thread = threading.Thread(target=lambda: asyncio.run(sync_to_async(connect)()))
+    thread.start()
+    thread.join()
 
 
 def settle_memory() -> None:
@@ -408,15 +431,20 @@ def settle_memory() -> None:
     Every view module is imported and the URL patterns worked out, and every template is
     compiled: a live render reverses URLs, so a process's first one, on a worker that had
     served no page yet, imported every view (measured in-process: 0.24 s against 0.02 s for
-    the next; 0.06 s after this). What starting built lives as long as the process,
+    the next; 0.06 s after this). The channel layer is made: the first socket made it
+    otherwise, on the event loop, and channels_redis's import alone held the loop 0.4-0.5 s
+    while every other socket waited (a second worker's first sockets, scaled out). What
+    starting built lives as long as the process,
     so it is left out of every pass (``gc.freeze``), and passes run less often. A full pass
     over a warm process took some 100 ms, a pause every socket of every table felt at once."""
+    from channels.layers import get_channel_layer
     from django.template.loader import get_template
     from django.urls import get_resolver
 
     get_resolver().reverse_dict  # noqa: B018 -- read for what reading it builds
     for name in _template_names():
         get_template(name)
+    get_channel_layer()
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)

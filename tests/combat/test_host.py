@@ -499,6 +499,38 @@ def test_host_serves_with_debug_off_and_makes_an_older_data_folder_private(
     assert "Traceback" not in text, text
 
 
+@pytest.mark.django_db(transaction=True)
+def test_serving_opens_the_live_parts_database_connections_before_it_listens() -> None:
+    """The render thread and the thread sockets' database work runs on are connected before
+    the first socket comes: a fresh worker's first sockets wait for no connection."""
+    import asyncio
+
+    from asgiref.sync import sync_to_async
+    from django.db import connection
+
+    from combat import serving
+    from combat.hub import RENDER_THREAD
+
+    def connected() -> bool:
+        return connection.connection is not None
+
+    def close() -> None:
+        connection.close()
+
+    def on_sockets_thread(func):
+        found = []
+        thread = threading.Thread(target=lambda: found.append(asyncio.run(sync_to_async(func)())))
+        thread.start()
+        thread.join()
+        return found[0] if found else None
+
+    RENDER_THREAD.submit(close).result()
+    on_sockets_thread(close)
+    serving.connect_ahead()
+    assert RENDER_THREAD.submit(connected).result()
+    assert on_sockets_thread(connected)
+
+
 def test_serving_leaves_what_starting_built_out_of_the_collectors_passes() -> None:
     """What a server builds before it listens lives as long as it does: frozen, so that the
     collector's full passes (a pause every socket feels) walk only what serving made, and
@@ -522,9 +554,11 @@ def test_serving_compiles_every_template_and_the_url_patterns_before_it_listens(
     monkeypatch,
 ) -> None:
     """A worker that only holds sockets (the second of two) renders live views without
-    having served a page: what its first render would import and compile is done first."""
+    having served a page: what its first render would import and compile is done first, and
+    its channel layer is made (its first socket would make it on the event loop)."""
     import gc
 
+    from channels.layers import DEFAULT_CHANNEL_LAYER, channel_layers
     from django.template import engines
     from django.urls import clear_url_caches, get_resolver
 
@@ -533,6 +567,7 @@ def test_serving_compiles_every_template_and_the_url_patterns_before_it_listens(
     clear_url_caches()
     loader = engines["django"].engine.template_loaders[0]
     loader.reset()
+    monkeypatch.setattr(channel_layers, "backends", {})
     threshold = gc.get_threshold()
     try:
         serving.settle_memory()
@@ -543,3 +578,4 @@ def test_serving_compiles_every_template_and_the_url_patterns_before_it_listens(
     assert "combat/_combatant_rest.html" in names and "base.html" in names
     assert set(names) <= set(loader.get_template_cache)
     assert get_resolver()._populated
+    assert DEFAULT_CHANNEL_LAYER in channel_layers.backends
