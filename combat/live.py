@@ -115,6 +115,10 @@ def own_first(rows: Iterable[Row], own: Collection[int]) -> list[Row]:
     rows = list(rows)
     if not own:
         return rows
+    if len(own) == 1 and rows and isinstance(rows[0], int):  # a seat's one character
+        (pk,) = own
+        at = rows.index(pk) if pk in rows else 0
+        return [*rows[at : at + 1], *rows[:at], *rows[at + 1 :]]
     ids = rows if not rows or isinstance(rows[0], int) else [row.id for row in rows]
     first = [row for row, pk in zip(rows, ids, strict=True) if pk in own]
     if not first:
@@ -771,11 +775,7 @@ def build_view(
     }
 
     def section(template: str, extra: Callable[[], dict[str, Any]]) -> Callable[[], str]:
-        @functools.cache  # rendered once, however many sockets and seats' views ask
-        def render() -> str:
-            return _html(template, context | extra(), audience.language)
-
-        return render
+        return _Section(template, context, extra, audience.language)
 
     if shared is None:
         banner, moved = _banner(state, audience, viewer, frozenset()), _moved(state, audience)
@@ -820,6 +820,28 @@ def build_view(
     return _linked(view, previous)
 
 
+class _Section:
+    """A section of a view, drawn when first asked for, once however many sockets and
+    seats' views ask (most changes ask for none)."""
+
+    __slots__ = ("context", "extra", "html", "language", "template")
+
+    def __init__(
+        self,
+        template: str,
+        context: dict[str, Any],
+        extra: Callable[[], dict[str, Any]],
+        language: str,
+    ) -> None:
+        self.template, self.context, self.extra, self.language = template, context, extra, language
+        self.html: str | None = None
+
+    def __call__(self) -> str:
+        if self.html is None:
+            self.html = _html(self.template, self.context | self.extra(), self.language)
+        return self.html
+
+
 def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int]) -> str:
     """The round's section for ``audience`` (a seat's says when its side acts)."""
     from .rounds import round_context  # built on this module
@@ -848,19 +870,21 @@ def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int
 def _moved(state: State, audience: Audience) -> str:
     """Where the party went on to, for ``audience``: with a button for the referee and for a
     seat that went on with it (combat.party)."""
-    from .party import follows  # built on this module
-
     encounter = state.encounter
     if encounter.moved_on_to_id is None:  # hidden, empty, the same for every audience
         moved_on_to, can, key = None, False, ("moved", encounter.slug)
     else:
+        from .party import follows  # built on this module
+
         moved_on_to = encounter.moved_on_to
         can = follows(_viewer_of(state, audience))
         key = ("moved", encounter.slug, audience.language, moved_on_to.name, can)
-    context = {"encounter": encounter, "moved_on_to": moved_on_to, "follows": can}
-    return ROWS.fetch(
-        key, lambda: _html("combat/_party_moved.html", context | {"oob": True}, audience.language)
-    )
+
+    def render() -> str:
+        context = {"encounter": encounter, "moved_on_to": moved_on_to, "follows": can}
+        return _html("combat/_party_moved.html", context | {"oob": True}, audience.language)
+
+    return ROWS.fetch(key, render)
 
 
 def _seats(state: State, audience: Audience, context: dict[str, Any]) -> str:

@@ -12,6 +12,8 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
 from django.urls import reverse
+from hypothesis import given
+from hypothesis import strategies as st
 
 from combat.asgi import application
 from combat.live import own_first
@@ -45,6 +47,16 @@ def test_own_first_keeps_the_others_in_the_tables_order():
 
 
 @pytest.mark.django_db
+@given(
+    st.lists(st.integers(1, 60), unique=True, max_size=12),
+    st.sets(st.integers(1, 60), max_size=3),
+)
+def test_own_first_moves_exactly_the_own_rows_to_the_top(ids, own):
+    ordered = own_first(ids, own)
+    assert ordered == [pk for pk in ids if pk in own] + [pk for pk in ids if pk not in own]
+    assert own_first(ids, {*own, 61}) == ordered  # a row of its own not on this side
+
+
 def test_a_players_page_lists_their_character_first_and_marked(
     encounter, referee, other_player, party
 ):
