@@ -24,11 +24,11 @@ def has_program(path: str) -> bool:
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Rendered log entries are cached per process; each test starts without them."""
-    from django.core.cache import cache
+    from combat.templatetags.fray_live import BODIES
 
-    cache.clear()
+    BODIES.clear()
     yield
-    cache.clear()
+    BODIES.clear()
 
 
 @pytest.fixture(autouse=True)

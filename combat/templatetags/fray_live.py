@@ -10,11 +10,12 @@ show); a page renders its own, with its session's CSRF token in their forms.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from django import template
 from django.conf import settings
-from django.core.cache import cache
 from django.template.context import Context
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
@@ -45,18 +46,52 @@ def _for_templates(value: Any) -> Any:
     return value
 
 
+class _Bodies:
+    """Rendered entry bodies by what they show, kept per process, the oldest forgotten first.
+    Plain strings under a lock (pages render in several threads, live views in one): Django's
+    local-memory cache pickled every body in and out, a tenth of a live entry's drawing."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...]) -> str | None:
+        with self._lock:
+            html = self._items.get(key)
+            if html is not None:
+                self._items.move_to_end(key)
+            return html
+
+    def put(self, key: tuple[Any, ...], html: str) -> None:
+        with self._lock:
+            self._items[key] = html
+            if len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+BODIES = _Bodies(20_000)
+
+
 @register.simple_tag(takes_context=True)
 def log_entry_body(context: Context, entry: LogEntry) -> SafeString:
     viewer = context["viewer"]
     undone = entry.undone_seq
     show_numbers = bool(context.get("show_numbers"))
-    audience = "referee" if viewer.is_referee else f"players:{show_numbers}"
     # The creation time guards against an id reused after a rolled-back transaction.
     key = (
-        f"fray:log-entry:{entry.pk}:{entry.created.timestamp()}:{undone}:{get_language()}:"
-        f"{audience}"
+        entry.pk,
+        entry.created.timestamp(),
+        undone,
+        get_language(),
+        viewer.is_referee,
+        show_numbers and not viewer.is_referee,
     )
-    html = cache.get(key)
+    html = BODIES.get(key)
     if html is None:
         if type(entry.data) is dict:
             entry.data = _for_templates(entry.data)
@@ -69,7 +104,7 @@ def log_entry_body(context: Context, entry: LogEntry) -> SafeString:
                 "show_numbers": show_numbers,
             },
         )
-        cache.set(key, html, timeout=None)
+        BODIES.put(key, html)
     return mark_safe(html)
 
 

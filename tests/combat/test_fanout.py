@@ -129,7 +129,7 @@ async def test_an_undo_redraws_the_undone_entry_on_every_socket_and_keeps_the_ot
     and send the undone one again, marked, to the referee and to players alike."""
     from combat.models import LogEntry
 
-    encounter, referee, players, heroes, goblins = table
+    encounter, referee, players, _heroes, goblins = table
     for amount in (1, 2):
         await sync_to_async(_damage)(referee, encounter, goblins[0], amount)
     await sync_to_async(encounter.refresh_from_db)()
