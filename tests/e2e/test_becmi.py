@@ -101,9 +101,7 @@ def test_a_punch_a_wrestle_and_a_ram_between_a_laptop_and_a_russian_phone(refere
     )
 
     # The second round, from the referee's row button: 20 against 1 again, thrown down.
-    panel = swap_panel(
-        referee, act_on(referee, "Sir Kay").locator("a[href*='/bx/wrestle/round/']")
-    )
+    panel = swap_panel(referee, act_on(referee, "Sir Kay").locator("a[href*='/bx/wrestle/round/']"))
     expect(panel.locator("h2")).to_have_text("Wrestling round")
     result = fill_and_roll(referee, attacker_natural="20", defender_natural="1")
     expect(result).to_contain_text("Hold: grabbed → thrown down")
