@@ -524,7 +524,7 @@ def _row(
     the same tuple then, see ``State``), else from the cache, else rendered. Its key goes in
     ``keys``, for the next view to compare."""
     controlled = controlled or audience.referee
-    show_numbers = fixed[1]
+    show_numbers = state.shows_numbers(audience)
     pk = combatant.id
     if audience.referee:
         shown = state.shown[pk]  # only the referee sees the seat's name
@@ -904,8 +904,12 @@ def _entries(
     log = state.referee_log if audience.referee else state.public_log
     entries: dict[str, str] = {}
     keys: dict[int, EntryKey] = {}
-    fixed = (audience.referee, state.shows_numbers(audience), state.encounter.slug)
-    fixed += (audience.language,)
+    fixed = (
+        audience.referee,
+        state.shows_numbers(audience),
+        state.encounter.slug,
+        audience.language,
+    )
     for entry in log or ():
         kept = before.entry_keys.get(entry.pk) if before is not None else None
         if kept is not None and kept[2] is entry and kept[0][3:] == fixed:

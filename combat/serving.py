@@ -433,10 +433,11 @@ def settle_memory() -> None:
     served no page yet, imported every view (measured in-process: 0.24 s against 0.02 s for
     the next; 0.06 s after this). The channel layer is made: the first socket made it
     otherwise, on the event loop, and channels_redis's import alone held the loop 0.4-0.5 s
-    while every other socket waited (a second worker's first sockets, scaled out). What
-    starting built lives as long as the process,
-    so it is left out of every pass (``gc.freeze``), and passes run less often. A full pass
-    over a warm process took some 100 ms, a pause every socket of every table felt at once."""
+    while every other socket waited (a second worker's first sockets, scaled out).
+
+    What starting built lives as long as the process, so it is left out of every pass
+    (``gc.freeze``), and passes run less often. A full pass over a warm process took some
+    100 ms, a pause every socket of every table felt at once."""
     from channels.layers import get_channel_layer
     from django.template.loader import get_template
     from django.urls import get_resolver
