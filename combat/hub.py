@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import copy
 import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
@@ -142,7 +143,7 @@ class TableHub:
             task.add_done_callback(self.announcing.discard)
 
         try:
-            self.loop.call_soon_threadsafe(start)
+            _to_loop(self.loop, start)
         except RuntimeError:  # closed meanwhile
             return False
         return True
@@ -411,15 +412,22 @@ def render_here(hub: TableHub, seq: int) -> None:
     except Exception:
         logger.exception("live: rendering encounter %s where it changed", hub.encounter_id)
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody to tell
-            loop.call_soon_threadsafe(hub.unclaim, seq)
+            _to_loop(loop, hub.unclaim, seq)
         return
     sent = threading.Event()
     try:
-        loop.call_soon_threadsafe(hub.adopt, built, sent)
+        _to_loop(loop, hub.adopt, built, sent)
     except RuntimeError:  # the loop closed meanwhile: nobody to send to
         return
     if loop.is_running() and not _on_loop(loop):
         sent.wait(SEND_WAIT_SECONDS)
+
+
+def _to_loop(loop: asyncio.AbstractEventLoop, callback: Callable[..., None], *args: Any) -> None:
+    """``callback(*args)`` on ``loop``, from a request's thread, in a context of its own: what
+    it starts (sending, rendering) outlives the request, whose thread-sensitive context
+    (``combat.handler``) refuses thread-sensitive calls once the request has ended."""
+    loop.call_soon_threadsafe(callback, *args, context=contextvars.Context())
 
 
 def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:

@@ -117,3 +117,27 @@ async def test_the_middleware_runs_in_one_call_not_one_thread_switch_per_middlew
     assert await _get("/") == 200
     # The database work of a view still runs off the loop, on the request's thread.
     assert await sync_to_async(Encounter.objects.count)() == 0
+
+
+async def test_work_a_request_hands_to_the_event_loop_still_runs_after_the_request_ended():
+    """A request hands the hub its views and its announcement (``combat.hub``); that work
+    runs on the event loop after the request may have ended, so it must not belong to the
+    request's thread-sensitive context, which refuses thread-sensitive calls once closed."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from asgiref.sync import ThreadSensitiveContext
+
+    from combat.hub import TableHub
+
+    hub = TableHub(encounter_id=0, loop=asyncio.get_running_loop())
+    ran = asyncio.Event()
+
+    class Layer:
+        async def group_send(self, group: str, message: dict) -> None:
+            await asyncio.sleep(0.01)  # the request is over by now
+            await sync_to_async(lambda: None)()  # as database work does
+            ran.set()
+
+    async with ThreadSensitiveContext(executor=ThreadPoolExecutor(max_workers=1)):
+        assert await sync_to_async(hub.announce)(Layer(), "encounter-0", {"type": "x"})
+    await asyncio.wait_for(ran.wait(), timeout=5)
