@@ -335,13 +335,13 @@ async def test_a_change_made_here_goes_out_without_waiting_for_the_channel_layer
     elsewhere = await layer.new_channel()  # another process's hub, as it were
     await layer.group_add(hub.group_of(encounter.pk), elsewhere)
     release = asyncio.Event()
-    original = type(layer).group_send
+    original = layer.group_send
 
-    async def late_group_send(self, group, message):
+    async def late_group_send(group, message):
         await release.wait()
-        await original(self, group, message)
+        await original(group, message)
 
-    monkeypatch.setattr(type(layer), "group_send", late_group_send)
+    monkeypatch.setattr(layer, "group_send", late_group_send)
     socket = await _open(players[0], encounter.slug, seq=encounter.seq)
     try:
         damage = sync_to_async(_damage)(referee, encounter, goblins[0], 1)

@@ -526,9 +526,13 @@ def test_serving_opens_the_live_parts_database_connections_before_it_listens() -
 
     RENDER_THREAD.submit(close).result()
     on_sockets_thread(close)
-    serving.connect_ahead()
-    assert RENDER_THREAD.submit(connected).result()
-    assert on_sockets_thread(connected)
+    try:
+        serving.connect_ahead()
+        assert RENDER_THREAD.submit(connected).result()
+        assert on_sockets_thread(connected)
+    finally:  # the test database is dropped at the end: nothing may stay connected to it
+        RENDER_THREAD.submit(close).result()
+        on_sockets_thread(close)
 
 
 def test_serving_leaves_what_starting_built_out_of_the_collectors_passes() -> None:
