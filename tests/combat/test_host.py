@@ -535,6 +535,36 @@ def test_serving_opens_the_live_parts_database_connections_before_it_listens() -
         on_sockets_thread(close)
 
 
+def test_a_server_queues_a_crowd_of_connects_instead_of_dropping_them(monkeypatch) -> None:
+    """Daphne listens through Twisted, whose backlog is 50 unless told: 200 sockets opening
+    at once lost some connects, retried by the browsers a second later."""
+    from twisted.internet.endpoints import serverFromString
+
+    from combat import serving
+    from combat.management.commands.serve import Command
+
+    given: dict = {}
+
+    class Server:
+        def __init__(self, **kwargs) -> None:
+            given.update(kwargs)
+            self.listening_addresses = [("127.0.0.1", 8000)]
+
+        def run(self) -> None:
+            pass
+
+    monkeypatch.setattr(serving, "_server_class", lambda: Server)
+    monkeypatch.setattr(serving, "connect_ahead", lambda: None)
+    monkeypatch.setattr(serving, "settle_memory", lambda: None)
+    Command().run_daphne(
+        bind="0.0.0.0", port=8000, verbosity=0, action_logger=None, ready=lambda server: None
+    )
+    assert given["endpoints"]
+    for description in given["endpoints"]:
+        endpoint = serverFromString(None, description)
+        assert endpoint._port == 8000 and endpoint._backlog == serving.LISTEN_BACKLOG >= 200
+
+
 def test_serving_leaves_what_starting_built_out_of_the_collectors_passes() -> None:
     """What a server builds before it listens lives as long as it does: frozen, so that the
     collector's full passes (a pause every socket feels) walk only what serving made, and
