@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import InitVar, dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -33,6 +32,7 @@ from django.utils import translation
 from django.utils.safestring import mark_safe
 
 from .access import Viewer, referee_mark
+from .lru import Lru
 from .models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
 from .prepared import Prepared
 
@@ -446,27 +446,8 @@ def _merged(kept: list[LogEntry] | None, changed: list[LogEntry], window: int) -
     return entries[:window]
 
 
-class _Lru(OrderedDict):
-    """A bounded cache of rendered fragments, touched only from the thread that renders."""
-
-    def __init__(self, size: int) -> None:
-        super().__init__()
-        self.size = size
-
-    def fetch(self, key: Any, render: Callable[[], str]) -> str:
-        html = self.get(key)
-        if html is None:
-            html = render()
-            self[key] = html
-            if len(self) > self.size:
-                self.popitem(last=False)
-        else:
-            self.move_to_end(key)
-        return html
-
-
-ROWS = _Lru(20_000)
-ENTRIES = _Lru(20_000)
+ROWS = Lru(20_000)
+ENTRIES = Lru(20_000)
 _BETWEEN_TAGS = re.compile(r">\s+<")
 
 

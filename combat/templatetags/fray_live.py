@@ -10,8 +10,6 @@ show); a page renders its own, with its session's CSRF token in their forms.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from django import template
@@ -21,6 +19,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
+from ..lru import Lru
 from ..models import Combatant, LogEntry
 
 register = template.Library()
@@ -46,35 +45,9 @@ def _for_templates(value: Any) -> Any:
     return value
 
 
-class _Bodies:
-    """Rendered entry bodies by what they show, kept per process, the oldest forgotten first.
-    Plain strings under a lock (pages render in several threads, live views in one): Django's
-    local-memory cache pickled every body in and out, a tenth of a live entry's drawing."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[tuple[Any, ...], str] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[Any, ...]) -> str | None:
-        with self._lock:
-            html = self._items.get(key)
-            if html is not None:
-                self._items.move_to_end(key)
-            return html
-
-    def put(self, key: tuple[Any, ...], html: str) -> None:
-        with self._lock:
-            self._items[key] = html
-            if len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
-BODIES = _Bodies(20_000)
+# Plain strings, not Django's local-memory cache, which pickled every body in and out (a tenth
+# of drawing an entry live).
+BODIES = Lru(20_000)
 
 
 @register.simple_tag(takes_context=True)
@@ -91,11 +64,11 @@ def log_entry_body(context: Context, entry: LogEntry) -> SafeString:
         viewer.is_referee,
         show_numbers and not viewer.is_referee,
     )
-    html = BODIES.get(key)
-    if html is None:
+
+    def render() -> str:
         if type(entry.data) is dict:
             entry.data = _for_templates(entry.data)
-        html = render_to_string(
+        return render_to_string(
             "combat/_log_entry_body.html",
             {
                 "entry": entry,
@@ -104,7 +77,8 @@ def log_entry_body(context: Context, entry: LogEntry) -> SafeString:
                 "show_numbers": show_numbers,
             },
         )
-        BODIES.put(key, html)
+
+    html = BODIES.fetch(key, render)
     return mark_safe(html)
 
 
