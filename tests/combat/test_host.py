@@ -613,3 +613,25 @@ def test_serving_compiles_every_template_and_the_url_patterns_before_it_listens(
     assert set(names) <= set(loader.get_template_cache)
     assert get_resolver()._populated
     assert DEFAULT_CHANNEL_LAYER in channel_layers.backends
+
+
+def test_the_server_leaves_parsing_a_posted_form_to_django() -> None:
+    """Twisted would parse every POSTed form into ``request.args`` (its content type through
+    the email package) for Daphne, which never reads them: Django parses the body itself."""
+    import io
+
+    from twisted.web import http
+    from twisted.web.test.requesthelper import DummyChannel
+
+    from combat import serving
+
+    server = serving._server_class()(application=None, endpoints=["tcp:port=0"])
+    server.connections = {}  # as Server.run() starts it
+    request = http.Request(DummyChannel())
+    server.protocol_connected(request)
+    request.requestHeaders.setRawHeaders(b"content-type", [b"application/x-www-form-urlencoded"])
+    request.content = io.BytesIO()
+    request.content.write(b"amount=3&actor=7")
+    request.requestReceived(b"POST", b"/e/x/hit-points/?from=row", b"HTTP/1.1")
+    assert request.args == {b"from": [b"row"]}  # the query string only, as before
+    assert request.content.read() == b"amount=3&actor=7"  # the body, whole, for Django
