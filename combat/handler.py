@@ -12,8 +12,8 @@ collector.
 Here the middleware chain is loaded in sync mode and runs in one call, on a thread lent for
 the request from a few kept ones, the same thread for the request's signals and its closing
 (``request_started`` and ``request_finished`` look after that thread's connection). A kept
-thread keeps its connection, so a process holds at most ``THREADS`` request connections. A
-request that finds every thread busy waits for one, in the order requests came.
+thread keeps its connection, so a process holds at most ``request_threads()`` request
+connections. A request that finds every thread busy waits for one, in the order requests came.
 """
 
 from __future__ import annotations
@@ -25,9 +25,21 @@ from typing import Any
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers.asgi import ASGIHandler
+from django.db import connections
 from django.http import HttpRequest, HttpResponseBase
 
-THREADS = 4  # requests served at once per process; the rest wait their turn
+
+def request_threads() -> int:
+    """Requests served at once per process; the rest wait their turn.
+
+    One on SQLite. It takes one writer at a time, and a second thread's write does not queue
+    for it: it waits in SQLite's busy handler, which sleeps 1, 2, 5, 10, 15... ms in turn and
+    can miss its turn again and again (two threads writing in a loop: tens of milliseconds,
+    up to 180 ms, for a lock held 3 ms). Requests also share one interpreter lock, so a second
+    thread only slows the first down: at 20 tables of 6, four threads held 40 actions a second
+    within 100 ms, one thread 50-60, at less CPU per change. Four on a database across the
+    network, where one request's round trips leave the interpreter to another."""
+    return 1 if connections["default"].vendor == "sqlite" else 4
 
 
 class Handler(ASGIHandler):
@@ -63,7 +75,7 @@ class Handler(ASGIHandler):
         idle = self._idle.get(loop)
         if idle is None:
             idle = self._idle[loop] = asyncio.LifoQueue()
-            for _ in range(THREADS):
+            for _ in range(request_threads()):
                 idle.put_nowait(
                     ThreadPoolExecutor(max_workers=1, thread_name_prefix="fray-request")
                 )

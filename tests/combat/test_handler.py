@@ -114,15 +114,30 @@ async def test_requests_one_after_another_keep_one_database_connection(join_page
 async def test_more_requests_at_once_than_threads_are_all_answered_on_the_kept_threads(
     join_page,
 ):
-    count = handler.THREADS * 3
+    count = handler.request_threads() * 3
     with Threads() as threads:
         answers = await asyncio.gather(*(_get(join_page) for _ in range(count)))
     assert answers == [200] * count
     assert len(threads.started) == count
-    assert len(set(threads.started)) <= handler.THREADS
-    assert len(set(threads.connected)) <= handler.THREADS
+    assert len(set(threads.started)) <= handler.request_threads()
+    assert len(set(threads.connected)) <= handler.request_threads()
     main = threading.get_ident()
     assert main not in threads.started  # never on the event loop's thread
+
+
+async def test_requests_take_turns_on_sqlite_and_overlap_on_a_database_across_the_network(
+    monkeypatch,
+):
+    """SQLite writes one at a time, and a thread waiting for its lock sleeps in growing steps
+    instead of queueing: one request thread there. Elsewhere a request's round trips to the
+    database leave the interpreter to another request."""
+    from django.db import connections
+
+    database = connections["default"]
+    monkeypatch.setattr(database, "vendor", "sqlite")
+    assert handler.request_threads() == 1
+    monkeypatch.setattr(database, "vendor", "postgresql")
+    assert handler.request_threads() == 4
 
 
 async def test_the_middleware_runs_in_one_call_not_one_thread_switch_per_middleware():
