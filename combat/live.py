@@ -440,9 +440,10 @@ def _merged(kept: list[LogEntry] | None, changed: list[LogEntry], window: int) -
     in the log's order, newest first."""
     if not changed:
         return list(kept or ())
-    fresh = {entry.pk: entry for entry in changed}
-    entries = [entry for entry in kept or () if entry.pk not in fresh] + changed
-    entries.sort(key=lambda entry: (entry.seq, entry.pk), reverse=True)
+    # (``id``, not the ``pk`` property: these loops run over the log's window per change)
+    fresh = {entry.id: entry for entry in changed}
+    entries = [entry for entry in kept or () if entry.id not in fresh] + changed
+    entries.sort(key=lambda entry: (entry.seq, entry.id), reverse=True)
     return entries[:window]
 
 
@@ -885,31 +886,33 @@ def _entries(
     log = state.referee_log if audience.referee else state.public_log
     entries: dict[str, str] = {}
     keys: dict[int, EntryKey] = {}
-    fixed = (
-        audience.referee,
-        state.shows_numbers(audience),
-        state.encounter.slug,
-        audience.language,
-    )
+    way = (audience.referee, state.shows_numbers(audience), state.encounter.slug, audience.language)
+    fixed = _WAYS.setdefault(way, way)  # one tuple per way, told apart by identity
     for entry in log or ():
-        kept = before.entry_keys.get(entry.pk) if before is not None else None
-        if kept is not None and kept[2] is entry and kept[0][3:] == fixed:
+        pk = entry.id  # (not the ``pk`` property: this loop runs per entry and audience)
+        kept = before.entry_keys.get(pk) if before is not None else None
+        if kept is not None and kept[2] is entry and kept[0][3] is fixed:
             # The very entry the previous view showed (a log entry read again is a new
             # instance: ``_logs``), shown the same way.
-            keys[entry.pk] = kept
+            keys[pk] = kept
             entries[kept[1]] = before.entries[kept[1]]
             continue
-        key = (entry.pk, entry.created.timestamp(), entry.undone_seq, *fixed)
+        key = (pk, entry.created.timestamp(), entry.undone_seq, fixed)
         if kept is not None and kept[0] == key:
             element = kept[1]
             html = before.entries[element]
         else:
             html = _entry(state, audience, entry, viewer, key)
             match = _ENTRY_ID.search(html)
-            element = match.group(1) if match else f"entry-{entry.pk}"
+            element = match.group(1) if match else f"entry-{pk}"
         entries[element] = html
-        keys[entry.pk] = (key, element, entry)
+        keys[pk] = (key, element, entry)
     return entries, keys
+
+
+# The ways an entry is shown (audience, numbers or not, encounter, language), each one tuple
+# for the life of the process: the views' entries compare theirs by identity, not by value.
+_WAYS: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
 
 def _linked(view: View, previous: View | None) -> View:
