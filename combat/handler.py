@@ -10,10 +10,11 @@ PRAGMAs on SQLite), whatever ``CONN_MAX_AGE`` says, and the old one left to the 
 collector.
 
 Here the middleware chain is loaded in sync mode and runs in one call, on a thread lent for
-the request from a few kept ones, the same thread for the request's signals and its closing
-(``request_started`` and ``request_finished`` look after that thread's connection). A kept
-thread keeps its connection, so a process holds at most ``request_threads()`` request
-connections. A request that finds every thread busy waits for one, in the order requests came.
+the request from the kept ones (``request_threads()``), the same thread for the request's
+signals and its closing (``request_started`` and ``request_finished`` look after that
+thread's connection). A kept thread keeps its connection, so a process holds at most
+``request_threads()`` request connections. A request that finds every thread busy waits for
+one, in the order requests came.
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ def request_threads() -> int:
 
     One on SQLite. It takes one writer at a time, and a second thread's write does not queue
     for it: it waits in SQLite's busy handler, which sleeps 1, 2, 5, 10, 15... ms in turn and
-    can miss its turn again and again (two threads writing in a loop: tens of milliseconds,
-    up to 180 ms, for a lock held 3 ms). Requests also share one interpreter lock, so a second
-    thread only slows the first down: at 20 tables of 6, four threads held 40 actions a second
-    within 100 ms, one thread 50-60, at less CPU per change. Four on a database across the
-    network, where one request's round trips leave the interpreter to another."""
+    can miss its turn again and again (two threads writing in a loop: up to 180 ms for a lock
+    held 3 ms). Requests also share one interpreter lock, so a second thread only slows the
+    first down: at 20 tables of 6 (``bench_live --tables``), four threads held at most 40
+    actions a second within 100 ms p99, one thread 40-60, at less CPU per change. Four on a
+    database across the network, where one request's round trips leave the interpreter to
+    another."""
     return 1 if connections["default"].vendor == "sqlite" else 4
 
 
