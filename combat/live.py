@@ -209,6 +209,8 @@ class State:
     by_pk: dict[int, Combatant] = field(default_factory=dict)
     # The rows as stored, for the next load to tell which changed (see ``_reread``).
     stored: dict[type[Model], dict[int, tuple[Any, ...]]] = field(default_factory=dict)
+    # What each row shows besides its combatant's stored columns (see ``__post_init__``).
+    around: dict[int, tuple[Any, ...]] = field(default_factory=dict)
     # The state loaded before this one: a row that shows what it showed then keeps the very
     # tuple it had, so the views tell an unchanged row by identity (``_row``).
     previous: InitVar[State | None] = None
@@ -218,6 +220,9 @@ class State:
         before = previous.shown if previous is not None else {}
         before_to_players = previous.shown_to_players if previous is not None else {}
         before_vaguely = previous.shown_vaguely if previous is not None else {}
+        instances = previous.by_pk if previous is not None else {}
+        kept_around = previous.around if previous is not None else {}
+        hit_locations = self.encounter.hit_locations
         for c in self.combatants:
             pk = c.id  # (``pk`` is a property: this loop and the views' run per change)
             self.by_pk[pk] = c
@@ -230,35 +235,60 @@ class State:
             c.holds = held = self.holds.get(pk, [])
             for pending in waiting:
                 pending.combatant = c
-            shown = (
-                pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.fled,
+            self.around[pk] = around = (
                 tuple((k.pk, k.kind, k.note, k.rounds_left) for k in running),
                 tuple((p.pk, p.category, p.amount, p.modifier, p.needed) for p in waiting),
-                c.seat_id,
-                # Hit locations (combat.zones): the body as the row draws it.
-                repr(c.zones) if self.encounter.hit_locations else None,
-                # Characters (combat.classes): class, abilities and notes, on the referee's
-                # and the combatant's own player's rows only (the template checks control).
-                c.kind, c.char_class, c.level, c.str_score, c.int_score, c.wis_score,
-                c.dex_score, c.con_score, c.cha_score, c.notes,
-                # BECMI (combat.becmi_special): holds, and a ship's speed, crew and repairs.
-                tuple(h.key for h in held), c.speed, c.crew, c.rowers, c.rowers_lost,
-                c.hull_repaired,
-                # Monster entries (combat.monsters): attack buttons, movement, XP, specials.
-                repr(c.attacks), c.movement, c.xp, c.special_notes, c.saves_as,
-                c.hit_dice,  # a monster with Hit Dice can be kept in the bestiary
+                tuple(h.key for h in held),
                 seat.name if seat else None,
-            )  # fmt: skip
-            if before.get(pk) == shown:
+                hit_locations,
+            )
+            if instances.get(pk) is c and kept_around.get(pk) == around:
+                # The very instance of the last load (``_reread`` keeps a row whose stored
+                # columns are as they were), with the same around it: it shows what it showed.
                 self.shown[pk], self.shown_to_players[pk] = before[pk], before_to_players[pk]
+                if pk in before_vaguely:
+                    self.shown_vaguely[pk] = before_vaguely[pk]
             else:
-                self.shown[pk], self.shown_to_players[pk] = shown, shown[:-1]  # name is last
-            if c.side != Side.PARTY and c.kind != Kind.SHIP:  # (a ship shows its hull)
-                vaguely = (pk, c.name, c.health, *self.shown_to_players[pk][3:])
-                kept = before_vaguely.get(pk)
-                self.shown_vaguely[pk] = kept if kept == vaguely else vaguely
+                self._work_out(c, around, before, before_to_players, before_vaguely)
             if c.seat_id:
                 self.by_seat.setdefault(c.seat_id, []).append(c)
+
+    def _work_out(
+        self,
+        c: Combatant,
+        around: tuple[Any, ...],
+        before: dict[int, tuple[Any, ...]],
+        before_to_players: dict[int, tuple[Any, ...]],
+        before_vaguely: dict[int, tuple[Any, ...]],
+    ) -> None:
+        """What ``c``'s row shows, to the referee, to players and to players who see no foe's
+        numbers; the last load's very tuples where they are equal."""
+        pk = c.id
+        conditions, pending_saves, holds, seat_name, hit_locations = around
+        shown = (
+            pk, c.name, c.hp, c.hp_max, c.ac, c.hidden, c.side, c.fled,
+            conditions, pending_saves, c.seat_id,
+            # Hit locations (combat.zones): the body as the row draws it.
+            repr(c.zones) if hit_locations else None,
+            # Characters (combat.classes): class, abilities and notes, on the referee's
+            # and the combatant's own player's rows only (the template checks control).
+            c.kind, c.char_class, c.level, c.str_score, c.int_score, c.wis_score,
+            c.dex_score, c.con_score, c.cha_score, c.notes,
+            # BECMI (combat.becmi_special): holds, and a ship's speed, crew and repairs.
+            holds, c.speed, c.crew, c.rowers, c.rowers_lost, c.hull_repaired,
+            # Monster entries (combat.monsters): attack buttons, movement, XP, specials.
+            repr(c.attacks), c.movement, c.xp, c.special_notes, c.saves_as,
+            c.hit_dice,  # a monster with Hit Dice can be kept in the bestiary
+            seat_name,
+        )  # fmt: skip
+        if before.get(pk) == shown:
+            self.shown[pk], self.shown_to_players[pk] = before[pk], before_to_players[pk]
+        else:
+            self.shown[pk], self.shown_to_players[pk] = shown, shown[:-1]  # name is last
+        if c.side != Side.PARTY and c.kind != Kind.SHIP:  # (a ship shows its hull)
+            vaguely = (pk, c.name, c.health, *self.shown_to_players[pk][3:])
+            kept = before_vaguely.get(pk)
+            self.shown_vaguely[pk] = kept if kept == vaguely else vaguely
 
     @classmethod
     def load(
@@ -405,8 +435,11 @@ def _reread(
 
 
 def _stored(model: type[Model]) -> Prepared:
-    """Every column of an encounter's rows of ``model`` as stored, the id first."""
-    names = [f.attname for f in model._meta.concrete_fields]
+    """The columns of an encounter's rows of ``model`` that can change, as stored, the id
+    first: all but those set once when a row is made (``auto_now_add``), whose dates SQLite's
+    driver would parse for every row and load only to find them as they were."""
+    fields = model._meta.concrete_fields
+    names = [f.attname for f in fields if not getattr(f, "auto_now_add", False)]
     return Prepared(lambda pk: model._default_manager.filter(encounter=pk).values_list(*names))
 
 

@@ -11,7 +11,7 @@ from django.conf import settings
 from combat import actions
 from combat.access import Viewer
 from combat.live import State
-from combat.models import Combatant, Encounter, Seat
+from combat.models import Combatant, Condition, Encounter, PendingSave, Seat
 from rules import dice as rules_dice
 
 from .conftest import character, monster
@@ -109,6 +109,37 @@ def test_a_state_read_since_the_last_one_has_the_rows_a_whole_reading_has():
             was = previous.by_pk.get(c.pk)
             if was is not None and _rows_of(was) == _rows_of(c):
                 assert c is was, "an unchanged row is not made again"
+        previous = state
+
+
+def test_what_each_row_shows_read_since_the_last_state_is_what_a_whole_reading_shows():
+    """A row whose stored columns are as they were keeps what it showed, unless what is
+    around it changed: a condition, a save to roll, its seat's name, the table's hit
+    locations. Read since the last state or whole, every row shows the same."""
+    encounter = Encounter.objects.create(name="Crypt")
+    seat = Seat.objects.create(encounter=encounter, name="Anna")
+    hero = character(encounter, "Brina", seat=seat)
+    goblin = monster(encounter, "Goblin", hp_max=9, hp=9)
+    changes = [
+        lambda: Condition.objects.create(combatant=hero, kind="blinded", rounds_left=2),
+        lambda: Condition.objects.filter(combatant=hero).update(rounds_left=1),
+        lambda: PendingSave.objects.create(
+            encounter=encounter, combatant=goblin, category="death", amount=3, on_save="none"
+        ),
+        lambda: PendingSave.objects.filter(combatant=goblin).update(resolved=True),
+        lambda: Seat.objects.filter(pk=seat.pk).update(name="Anna K."),
+        lambda: Encounter.objects.filter(pk=encounter.pk).update(hit_locations=True),
+        lambda: Combatant.objects.filter(pk=goblin.pk).update(hp=3),
+        lambda: None,
+    ]
+    previous = State.load(encounter.pk)
+    for change in changes:
+        change()
+        state = State.load(encounter.pk, previous=previous)
+        whole = State.load(encounter.pk)
+        assert state.shown == whole.shown
+        assert state.shown_to_players == whole.shown_to_players
+        assert state.shown_vaguely == whole.shown_vaguely
         previous = state
 
 
