@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import copy
 import logging
 import threading
 from collections.abc import Callable
@@ -337,8 +336,11 @@ def copied(rows: list[Row]) -> list[Row]:
     for row in rows:
         copy_ = type(row).__new__(type(row))
         copy_.__dict__.update(row.__dict__)
-        copy_._state = copy.copy(row._state)
-        copy_._state.fields_cache = dict(row._state.fields_cache)
+        # What copy.copy does to the state, without its generic protocol (most of the time
+        # of copying a table's rows, twice per request on a watched table).
+        state = copy_._state = object.__new__(type(row._state))
+        state.__dict__.update(row._state.__dict__)
+        state.fields_cache = dict(row._state.fields_cache)
         copies.append(copy_)
     return copies
 

@@ -145,3 +145,21 @@ def test_what_each_row_shows_read_since_the_last_state_is_what_a_whole_reading_s
 
 def _rows_of(obj) -> tuple:
     return tuple(getattr(obj, f.attname) for f in type(obj)._meta.concrete_fields)
+
+
+def test_the_rows_a_request_takes_from_the_render_are_its_own(encounter):
+    """A request changes what it read (a form's instance, a cached seat) without touching the
+    hub's rows, which the next load keeps as they were stored."""
+    from combat import hub
+
+    seat = Seat.objects.create(encounter=encounter, name="Anna")
+    character(encounter, "Aldric", seat=seat, hp_max=8, hp=8)
+    rendered = list(Combatant.objects.select_related("seat").filter(encounter=encounter))
+    (copy,) = hub.copied(rendered)
+    copy.hp = 1
+    copy._state.adding = True
+    copy._state.fields_cache["seat"] = None
+    (row,) = rendered
+    assert copy.pk == row.pk and row.hp == 8 and not row._state.adding
+    assert row._state.fields_cache["seat"] == seat and row.seat.name == "Anna"
+    assert type(copy._state) is type(row._state) and copy._state.db == row._state.db
