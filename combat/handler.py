@@ -20,14 +20,20 @@ one, in the order requests came.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.core.exceptions import RequestAborted
 from django.core.handlers.asgi import ASGIHandler
 from django.db import connections
 from django.http import HttpRequest, HttpResponseBase
+
+# The body of the request being handled, read before its thread was lent (each request runs
+# in a task, hence a context, of its own).
+_BODY: contextvars.ContextVar[Any] = contextvars.ContextVar("fray_request_body", default=None)
 
 
 def request_threads() -> int:
@@ -59,6 +65,12 @@ class Handler(ASGIHandler):
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             raise ValueError(f"Django serves HTTP here, not {scope['type']}")
+        # The body is read before a thread is lent: a phone sending it slowly, or a client
+        # that never finishes, holds no thread and keeps no other request waiting.
+        try:
+            _BODY.set(await super().read_body(receive))
+        except RequestAborted:
+            return
         idle = self._threads()
         thread = await idle.get()
         try:
@@ -68,6 +80,12 @@ class Handler(ASGIHandler):
                 await self.handle(scope, receive, send)
         finally:
             idle.put_nowait(thread)
+
+    async def read_body(self, receive: Any) -> Any:
+        """The body ``__call__`` read already (``handle`` asks for it)."""
+        body = _BODY.get()
+        _BODY.set(None)
+        return body if body is not None else await super().read_body(receive)
 
     async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
         return await sync_to_async(self.get_response, thread_sensitive=True)(request)

@@ -140,6 +140,48 @@ async def test_requests_take_turns_on_sqlite_and_overlap_on_a_database_across_th
     assert handler.request_threads() == 4
 
 
+async def test_a_body_still_on_its_way_keeps_no_other_request_waiting(join_page):
+    """A phone on a poor connection starts a POST and its body comes slowly, or never: the
+    requests of everyone else are answered meanwhile, and the slow one once it is in."""
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": join_page, "raw_path": join_page.encode(),
+        "query_string": b"", "root_path": "", "client": ("127.0.0.1", 50001),
+        "headers": [
+            (b"host", b"localhost"), (b"content-type", b"application/x-www-form-urlencoded"),
+        ],
+        "server": ("127.0.0.1", 8000),
+    }  # fmt: skip
+    rest_of_body = asyncio.Event()
+    answered = asyncio.Event()
+    sent: list[int] = []
+
+    async def receive() -> dict:
+        if not sent:
+            sent.append(0)
+            return {"type": "http.request", "body": b"name=An", "more_body": True}
+        if len(sent) == 1:
+            await rest_of_body.wait()
+            sent.append(1)
+            return {"type": "http.request", "body": b"na", "more_body": False}
+        await answered.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        if message["type"] == "http.response.start":
+            sent.append(message["status"])
+        elif not message.get("more_body"):
+            answered.set()
+
+    slow = asyncio.ensure_future(application(scope, receive, send))
+    for _ in range(handler.request_threads() + 1):
+        assert await _get(join_page) == 200  # not waiting for the slow one's thread
+    assert not slow.done()
+    rest_of_body.set()
+    await asyncio.wait_for(slow, timeout=10)
+    assert sent[2] in (200, 302, 403)  # answered (the form's own verdict), not dropped
+
+
 async def test_the_middleware_runs_in_one_call_not_one_thread_switch_per_middleware():
     http = application.application_mapping["http"]
     assert not inspect.iscoroutinefunction(http._middleware_chain)
