@@ -4,6 +4,7 @@ same as read whole (the log's windows for the referee and for players)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 from django.conf import settings
@@ -97,11 +98,7 @@ def test_a_state_read_since_the_last_one_has_the_rows_a_whole_reading_has():
         lambda: Seat.objects.filter(pk=seat.pk).delete(),
         lambda: None,
     ]
-    previous = State.load(encounter.pk)
-    for change in changes:
-        change()
-        state = State.load(encounter.pk, previous=previous)
-        whole = State.load(encounter.pk)
+    for previous, state, whole in _read_after_each(encounter, changes):
         assert _rows(state) == _rows(whole)
         assert [c.seat_id for c in state.combatants] == [c.seat_id for c in whole.combatants]
         for c in state.combatants:
@@ -109,7 +106,6 @@ def test_a_state_read_since_the_last_one_has_the_rows_a_whole_reading_has():
             was = previous.by_pk.get(c.pk)
             if was is not None and _rows_of(was) == _rows_of(c):
                 assert c is was, "an unchanged row is not made again"
-        previous = state
 
 
 def test_what_each_row_shows_read_since_the_last_state_is_what_a_whole_reading_shows():
@@ -132,14 +128,20 @@ def test_what_each_row_shows_read_since_the_last_state_is_what_a_whole_reading_s
         lambda: Combatant.objects.filter(pk=goblin.pk).update(hp=3),
         lambda: None,
     ]
+    for _previous, state, whole in _read_after_each(encounter, changes):
+        assert state.shown == whole.shown
+        assert state.shown_to_players == whole.shown_to_players
+        assert state.shown_vaguely == whole.shown_vaguely
+
+
+def _read_after_each(encounter, changes) -> Iterator[tuple[State, State, State]]:
+    """After each change: the state before it, the state read since that one, and the state
+    read whole."""
     previous = State.load(encounter.pk)
     for change in changes:
         change()
         state = State.load(encounter.pk, previous=previous)
-        whole = State.load(encounter.pk)
-        assert state.shown == whole.shown
-        assert state.shown_to_players == whole.shown_to_players
-        assert state.shown_vaguely == whole.shown_vaguely
+        yield previous, state, State.load(encounter.pk)
         previous = state
 
 
