@@ -201,20 +201,43 @@
     return !tapOf(detail) && failed !== null && failed.cause !== null;
   }
 
+  // A failure landing while a button is pressed waits for its release: said at once, the
+  // alert can come up over the button under the pointer and take its click, so the tap is
+  // never sent, and Retry would only repeat what failed (a form's odds, fetched as the press
+  // took the focus from a field). Shown after the click, it is shown for the tap, if that fails.
+  var pressed = false;
+  var held = [];
+  function release() {
+    pressed = false;
+    window.setTimeout(function () { held.splice(0).forEach(function (say) { say(); }); }, 0);
+  }
+  window.addEventListener("pointerdown", function () { pressed = true; }, true);
+  window.addEventListener("pointerup", release, true);
+  window.addEventListener("pointercancel", release, true);
+  function whenReleased(say) {
+    if (!pressed) { say(); return; }
+    held.push(say);
+    window.setTimeout(release, 1000); // a press whose release went to another window
+  }
+
   function unreachable(event) {
-    if (!tapPending(event.detail)) {
-      tapError(event.type === "htmx:timeout" ? "timeout" : "unreachable", event.detail);
-    }
+    whenReleased(function () {
+      if (!tapPending(event.detail)) {
+        tapError(event.type === "htmx:timeout" ? "timeout" : "unreachable", event.detail);
+      }
+    });
     lost(); // the socket may not have noticed yet
   }
 
   document.body.addEventListener("htmx:sendError", unreachable);
   document.body.addEventListener("htmx:timeout", unreachable);
   document.body.addEventListener("htmx:responseError", function (event) {
-    if (tapPending(event.detail)) { return; }
-    var status = event.detail.xhr.status;
-    if (status === 403 || status === 404) { tapError("refused"); }
-    else { tapError("failed", status >= 500 && event.detail); } // only a server error retried
+    whenReleased(function () {
+      if (tapPending(event.detail)) { return; }
+      var status = event.detail.xhr.status;
+      if (status === 403 || status === 404) { tapError("refused"); }
+      else { tapError("failed", status >= 500 && event.detail); } // only a server error retried
+    });
   });
   document.body.addEventListener("htmx:afterRequest", function (event) {
     var busy = event.detail.xhr.busy || [];

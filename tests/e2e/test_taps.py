@@ -198,6 +198,29 @@ def test_retry_sends_the_failed_tap_even_if_the_odds_failed_after_it(open_browse
     expect(attacks_on(referee)).to_have_count(1)
 
 
+def test_a_failure_landing_as_the_button_is_pressed_does_not_take_the_tap(open_browser):
+    """Pressing the attack button takes the focus from the field just typed in, whose odds
+    are asked for again. When that fails at once, its alert must not come up over the button
+    under the pointer and take the click: the attack is sent, and the alert is gone after."""
+    referee, anna = a_fight_on_a_phone_in(open_browser, "cs")
+    odds = anna.locator("#panel output.odds")
+    before = odds.inner_text()
+    anna.locator("#panel #id_modifier").fill("2")  # the focus stays in it, its change pending
+    expect(odds).not_to_have_text(before)
+    anna.route(re.compile(r"/odds/attack/"), lambda route: route.abort("connectionrefused"))
+    anna.evaluate("() => document.addEventListener('htmx:sendError', () => { window.failed = 1 })")
+    attack = anna.locator("#panel button.primary")
+    attack.evaluate("button => button.scrollIntoView({block: 'end'})")  # where the alert comes
+    box = attack.bounding_box()
+    anna.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    anna.mouse.down()  # the field's change: its odds are asked for, and fail
+    anna.wait_for_function("() => window.failed")  # that failure is in, the button still held
+    anna.mouse.up()
+    expect(fresh(anna.locator("#panel"), ".result").locator(".entry.attack")).to_be_visible()
+    expect(anna.get_by_role("alert")).to_be_hidden()
+    expect(attacks_on(referee)).to_have_count(1)
+
+
 def test_a_tap_the_sleeping_server_never_answers_times_out_and_retry_never_applies_it_twice(
     open_browser, table_server
 ):
