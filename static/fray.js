@@ -73,48 +73,62 @@
     }
   });
 
+  // One socket at a time. Each attempt (htmx's retries, or ours) ends the one before it, and
+  // that one's closing starts nothing more: left to htmx, a socket replaced while the server
+  // is away closes abnormally and starts a second chain of retries, which later replaces a
+  // working socket with one that may never open, under a status still saying "live".
   var RETRIED = [1006, 1011, 1012, 1013]; // htmx retries these itself
-  var latest = null; // the raw socket that opened last; null once htmx starts a newer one
-  var pending = false; // a reconnect is already scheduled, by htmx or by us
+  var current = null; // the raw socket of the newest attempt, opening or open
+  var tried = 0; // when the newest attempt began or was scheduled; 0 once it is open
+  var createWebSocket = htmx.createWebSocket;
+  htmx.createWebSocket = function (url) {
+    var before = current;
+    if (before) {
+      before.onopen = before.onclose = null;
+      if (before.readyState < 2) { before.close(); }
+    }
+    current = createWebSocket(url);
+    return current;
+  };
 
   document.body.addEventListener("htmx:wsConnecting", function () {
-    latest = null;
-    pending = false;
+    tried = Date.now();
+    if (open) { setStatus(false); } // a live socket replaced: not live until the new one opens
     open = false;
   });
 
   document.body.addEventListener("htmx:wsOpen", function (event) {
+    if (event.detail.event.target !== current) { return; }
     socket = event.detail.socketWrapper;
-    latest = event.detail.event.target;
+    tried = 0;
     open = true;
     heard = pinged = Date.now();
     setStatus(true);
   });
 
   document.body.addEventListener("htmx:wsClose", function (event) {
+    if (event.detail.event.target !== current) { return; } // one already replaced
     var code = event.detail.event.code;
-    var retried = RETRIED.indexOf(code) >= 0;
-    if (retried) { pending = true; }
-    // A failed attempt, or a socket htmx replaced: not our connection.
-    if (event.detail.event.target !== latest) { return; }
-    latest = null;
     open = false;
     setStatus(false);
+    tried = Date.now(); // htmx retries, or we do below
     if (FINAL_CODES.indexOf(code) >= 0) {
       // No seat, or no encounter, any more: the page says so.
       window.setTimeout(function () { window.location.reload(); }, leaving ? 5000 : 0);
-      return;
-    }
-    if (!retried && socket) {
-      pending = true;
+    } else if (RETRIED.indexOf(code) < 0 && socket) {
       window.setTimeout(function () { socket.reconnect(); }, 1000);
     }
   });
 
-  // Not trusted any more: say so, and open a new socket (which resyncs).
+  // Not trusted any more: say so, and open a new socket (which resyncs), unless one is on its
+  // way; one that has hung for seconds (a server that never answers) is given up.
   function lost() {
     setStatus(false);
-    if (socket && !pending) { pending = true; socket.reconnect(); }
+    var now = Date.now();
+    if (socket && now - tried > 3000) {
+      tried = now;
+      socket.reconnect();
+    }
   }
 
   // Heartbeat: a socket looks open long after its server went. A ping every 1.5 s; 3 s of
@@ -125,8 +139,9 @@
   var pinged = 0;
   var checked = 0;
   window.setInterval(function () {
-    if (!open || document.hidden) { return; }
+    if (document.hidden) { return; }
     var now = Date.now();
+    if (!open) { if (tried && now - tried > 5000) { lost(); } return; }
     if (now - heard > 3000) { lost(); } else if (now - checked >= 30000) {
       checked = pinged = now;
       sync();
