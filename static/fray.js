@@ -74,21 +74,21 @@
   });
 
   // One socket at a time. Each attempt (htmx's retries, or ours) ends the one before it, and
-  // that one's closing starts nothing more: left to htmx, a socket replaced while the server
-  // is away closes abnormally and starts a second chain of retries, which later replaces a
-  // working socket with one that may never open, under a status still saying "live".
+  // that one's opening or closing says nothing more (so every wsOpen and wsClose below is
+  // the newest socket's): left to htmx, a socket replaced while the server is away closes
+  // abnormally and starts a second chain of retries, which later replaces a working socket
+  // with one that may never open, under a status still saying "live".
   var RETRIED = [1006, 1011, 1012, 1013]; // htmx retries these itself
-  var current = null; // the raw socket of the newest attempt, opening or open
+  var newest = null; // the raw socket of the newest attempt, opening or open
   var tried = 0; // when the newest attempt began or was scheduled; 0 once it is open
   var createWebSocket = htmx.createWebSocket;
   htmx.createWebSocket = function (url) {
-    var before = current;
-    if (before) {
-      before.onopen = before.onclose = null;
-      if (before.readyState < 2) { before.close(); }
+    if (newest) {
+      newest.onopen = newest.onclose = null;
+      if (newest.readyState < 2) { newest.close(); }
     }
-    current = createWebSocket(url);
-    return current;
+    newest = createWebSocket(url);
+    return newest;
   };
 
   document.body.addEventListener("htmx:wsConnecting", function () {
@@ -98,7 +98,6 @@
   });
 
   document.body.addEventListener("htmx:wsOpen", function (event) {
-    if (event.detail.event.target !== current) { return; }
     socket = event.detail.socketWrapper;
     tried = 0;
     open = true;
@@ -107,7 +106,6 @@
   });
 
   document.body.addEventListener("htmx:wsClose", function (event) {
-    if (event.detail.event.target !== current) { return; } // one already replaced
     var code = event.detail.event.code;
     open = false;
     setStatus(false);
