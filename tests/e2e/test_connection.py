@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import LAPTOP
-from .test_table import ENCOUNTER_PAGE, wait_until_live
+from .test_table import start_encounter, wait_until_live
 
 pytestmark = pytest.mark.e2e
 
@@ -61,9 +61,7 @@ def live_with_stand_in_sockets(new_context) -> Page:
     referee.add_init_script(STAND_IN_SOCKETS)
     referee.clock.install()
     referee.goto("/")
-    referee.locator("#id_name").fill("The quiet cave")
-    referee.get_by_role("button", name="Create the encounter").click()
-    expect(referee).to_have_url(ENCOUNTER_PAGE)
+    start_encounter(referee, "The quiet cave")
     referee.wait_for_function("madeSockets.length === 1")
     referee.evaluate("madeSockets[0].fire('open')")
     wait_until_live(referee)

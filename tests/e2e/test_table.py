@@ -33,11 +33,16 @@ def wait_until_live(page: Page) -> None:
     expect(page.locator("#live-status")).to_have_attribute("data-state", "online")
 
 
-def create_encounter(referee: Page, name: str) -> str:
-    """The referee starts an encounter on the home page; returns the players' join link."""
+def start_encounter(referee: Page, name: str) -> None:
+    """The referee starts an encounter on the home page: its page is open, live or not yet."""
     referee.locator("#id_name").fill(name)
     referee.get_by_role("button", name="Create the encounter").click()
     expect(referee).to_have_url(ENCOUNTER_PAGE)
+
+
+def create_encounter(referee: Page, name: str) -> str:
+    """The referee starts an encounter on the home page; returns the players' join link."""
+    start_encounter(referee, name)
     wait_until_live(referee)
     return referee.locator("a.join-link").get_attribute("href")
 
