@@ -29,6 +29,7 @@ STAND_IN_SOCKETS = """
       this.readyState = 0;
       this.binaryType = "blob";
       made.push(this);
+      document.documentElement.dataset.sockets = made.length; // for the test to wait on
     }
     send(data) {
       if (this.readyState !== 1) { throw new Error("not open"); }
@@ -62,12 +63,18 @@ def live_with_stand_in_sockets(new_context) -> Page:
     referee.clock.install()
     referee.goto("/")
     start_encounter(referee, "The quiet cave")
-    referee.wait_for_function("madeSockets.length === 1")
+    made(referee, 1)
     referee.evaluate("madeSockets[0].fire('open')")
     wait_until_live(referee)
     # From here on, the page's time moves only when the test moves it.
     referee.clock.pause_at(referee.evaluate("Date.now()") + 1_000)
     return referee
+
+
+def made(page: Page, count: int) -> None:
+    """Wait until the page has made ``count`` sockets. (Not ``wait_for_function``: on a page
+    whose policy forbids eval, as Fray's does, Playwright's polling of it can fail.)"""
+    expect(page.locator("html")).to_have_attribute("data-sockets", str(count))
 
 
 def sockets_not_closed(page: Page) -> list[tuple[int, int]]:
@@ -90,7 +97,7 @@ def test_a_socket_replaced_while_the_server_is_quiet_never_replaces_the_next_one
     referee.evaluate("window.dispatchEvent(new Event('offline'))")  # a new socket, at once
     status = referee.locator("#live-status")
     expect(status).to_have_attribute("data-state", "offline")
-    referee.wait_for_function("madeSockets.length === 2")
+    made(referee, 2)
     referee.evaluate("madeSockets[1].fire('open')")
     wait_until_live(referee)
     referee.evaluate("madeSockets[0].fire('close', { code: 1006 })")  # the old one, at last
@@ -106,7 +113,7 @@ def test_a_socket_that_never_opens_is_given_up_and_the_status_says_so(new_contex
     referee = live_with_stand_in_sockets(new_context)
 
     referee.evaluate("window.dispatchEvent(new Event('offline'))")
-    referee.wait_for_function("madeSockets.length === 2")  # and it never opens
+    made(referee, 2)  # and it never opens
     referee.clock.run_for(6_000)
     assert [n for n, _ in sockets_not_closed(referee)] == [2]  # the hung one given up
     expect(referee.locator("#live-status")).to_have_attribute("data-state", "offline")

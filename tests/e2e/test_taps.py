@@ -208,13 +208,17 @@ def test_a_failure_landing_as_the_button_is_pressed_does_not_take_the_tap(open_b
     anna.locator("#panel #id_modifier").fill("2")  # the focus stays in it, its change pending
     expect(odds).not_to_have_text(before)
     anna.route(re.compile(r"/odds/attack/"), lambda route: route.abort("connectionrefused"))
-    anna.evaluate("() => document.addEventListener('htmx:sendError', () => { window.failed = 1 })")
+    anna.evaluate(
+        "() => document.addEventListener("
+        "'htmx:sendError', () => { document.documentElement.dataset.failed = '' })"
+    )
     attack = anna.locator("#panel button.primary")
     attack.evaluate("button => button.scrollIntoView({block: 'end'})")  # where the alert comes
     box = attack.bounding_box()
     anna.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     anna.mouse.down()  # the field's change: its odds are asked for, and fail
-    anna.wait_for_function("() => window.failed")  # that failure is in, the button still held
+    # That failure is in, the button still held.
+    expect(anna.locator("html")).to_have_attribute("data-failed", "")
     anna.mouse.up()
     expect(fresh(anna.locator("#panel"), ".result").locator(".entry.attack")).to_be_visible()
     expect(anna.get_by_role("alert")).to_be_hidden()
