@@ -347,6 +347,7 @@ def test_players_see_a_health_word_never_negative_hit_points(referee, player, fi
     _damage(referee, encounter, fighter, 27)  # 20 hit points: −7
     html = _player_page(player, encounter)
     row = re.search(rf'id="combatant-{fighter.pk}".*?</li>', html, re.S).group(0)
+    row = row.replace(encounter.slug, "")  # a random slug's links may hold "-7" themselves
     assert "-7" not in row and "−7" not in row
     assert "down" in row
     assert "-7/20" in _player_page(referee, encounter)  # the referee sees the true total
@@ -561,6 +562,6 @@ def test_a_correction_never_shows_players_negative_hit_points(referee, player, f
     form = _open_form(referee, _url("combatant_edit", encounter, fighter.pk))
     form["hp"] = "6"
     _post(referee, _url("combatant_edit", encounter, fighter.pk), form)
-    html = _player_page(player, encounter)
+    html = _player_page(player, encounter).replace(encounter.slug, "")  # (its links: random)
     assert "corrected from 0 to 6" in html and "-4" not in html
     assert "corrected from -4 to 6" in _player_page(referee, encounter)
