@@ -581,22 +581,17 @@ def _rest_key(key: tuple[Any, ...], combatant: Combatant) -> tuple[Any, ...]:
     return ("rest", shown[:2] + shown[3:], combatant.dead, hp, *key[1:])
 
 
-def _entry(
-    state: State, audience: Audience, entry: LogEntry, viewer: Viewer, key: tuple[Any, ...]
-) -> str:
-    show_numbers = state.shows_numbers(audience)
+def _entry(state: State, audience: Audience, entry: LogEntry, key: tuple[Any, ...]) -> str:
+    from .templatetags.fray_live import entry_html  # the page's own, with no CSRF token
 
     def render() -> str:
-        return _html(
-            "combat/_log_entry.html",
-            {
-                "entry": entry,
-                "viewer": viewer,
-                "encounter": state.encounter,
-                "show_numbers": show_numbers,
-            },
-            audience.language,
-        )
+        with translation.override(audience.language):
+            return entry_html(
+                entry,
+                referee=audience.referee,
+                slug=state.encounter.slug,
+                show_numbers=state.shows_numbers(audience),
+            )
 
     return ENTRIES.fetch(key, render)
 
@@ -725,9 +720,6 @@ class View:
         return parts
 
 
-_ENTRY_ID = re.compile(r'\bid="(entry-\d+)"')
-
-
 def build_view(
     state: State,
     audience: Audience,
@@ -745,7 +737,7 @@ def build_view(
     if shared is None:
         visible, ids = state.listed(audience.referee)
         rows = {c.id: _row(state, audience, c, viewer, fixed, row_keys, previous) for c in visible}
-        entries, entry_keys = _entries(state, audience, viewer, previous)
+        entries, entry_keys = _entries(state, audience, previous)
         controlled = set(rows) if audience.referee else set()
         sides = {side: (ids[side], not audience.referee) for side in (Side.PARTY, Side.FOES)}
     else:
@@ -912,7 +904,7 @@ def _seats(state: State, audience: Audience, context: dict[str, Any]) -> str:
 
 
 def _entries(
-    state: State, audience: Audience, viewer: Viewer, before: View | None
+    state: State, audience: Audience, before: View | None
 ) -> tuple[dict[str, str], dict[int, EntryKey]]:
     """``audience``'s window of the log, by element id, and what each entry shows (with its
     element id) by entry: an entry the previous view showed the same way is taken from it."""
@@ -935,9 +927,8 @@ def _entries(
             element = kept[1]
             html = before.entries[element]
         else:
-            html = _entry(state, audience, entry, viewer, key)
-            match = _ENTRY_ID.search(html)
-            element = match.group(1) if match else f"entry-{pk}"
+            html = _entry(state, audience, entry, key)
+            element = f"entry-{entry.seq if audience.referee else entry.public_seq}"
         entries[element] = html
         keys[pk] = (key, element, entry)
     return entries, keys

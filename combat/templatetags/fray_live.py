@@ -10,14 +10,17 @@ show); a page renders its own, with its session's CSRF token in their forms.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import template
 from django.conf import settings
 from django.template.context import Context
 from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext
 
 from ..lru import Lru
 from ..models import Combatant, LogEntry
@@ -50,36 +53,101 @@ def _for_templates(value: Any) -> Any:
 BODIES = Lru(20_000)
 
 
-@register.simple_tag(takes_context=True)
-def log_entry_body(context: Context, entry: LogEntry) -> SafeString:
-    viewer = context["viewer"]
+_BETWEEN_TAGS = re.compile(r">\s+<")
+
+
+def entry_body(entry: LogEntry, *, referee: bool, show_numbers: bool) -> str:
+    """What an entry says, for the referee or for players (who see foes' numbers only when
+    ``show_numbers``), in the active language; drawn once, its indentation gone."""
     undone = entry.undone_seq
-    show_numbers = bool(context.get("show_numbers"))
     # The creation time guards against an id reused after a rolled-back transaction.
     key = (
         entry.pk,
-        entry.created.timestamp(),
+        entry.created.timestamp() if entry.created else None,
         undone,
         get_language(),
-        viewer.is_referee,
-        show_numbers and not viewer.is_referee,
+        referee,
+        show_numbers and not referee,
     )
 
     def render() -> str:
         if type(entry.data) is dict:
             entry.data = _for_templates(entry.data)
-        return render_to_string(
+        html = render_to_string(
             "combat/_log_entry_body.html",
             {
                 "entry": entry,
                 "undone_seq": undone,
-                "referee": viewer.is_referee,
+                "referee": referee,
                 "show_numbers": show_numbers,
             },
         )
+        return _BETWEEN_TAGS.sub("> <", html.strip())
 
-    html = BODIES.fetch(key, render)
-    return mark_safe(html)
+    return BODIES.fetch(key, render)
+
+
+def entry_html(
+    entry: LogEntry,
+    *,
+    referee: bool,
+    slug: str,
+    show_numbers: bool,
+    on_log_page: bool = False,
+    csrf_token: str | None = None,
+    next_path: str = "",
+) -> str:
+    """A log entry as a list item, as the log, an action's answer and every socket show it:
+    numbered the referee's way or the players' (entries they cannot see take no number, so
+    there is no gap to count), with the referee's undo button while it can be undone. Drawn
+    in Python: every change draws its entry once per language and audience."""
+    number = entry.seq if referee else entry.public_seq
+    undone = entry.undone_seq
+    classes = f"entry {entry.kind}"
+    if referee and entry.secret:
+        classes += " secret"
+    if undone:
+        classes += " undone"
+    body = entry_body(entry, referee=referee, show_numbers=show_numbers)
+    undo = ""
+    if referee and not undone and entry.undoable:
+        url = escape(reverse("undo", args=[slug, entry.seq]))
+        confirm = gettext("Undo #%(seq)s? What it did is reversed for everyone.") % {
+            "seq": entry.seq
+        }
+        if on_log_page:
+            how = ' hx-boost="true"'
+            extra = f'<input type="hidden" name="next" value="{escape(next_path)}">'
+        else:
+            how, extra = f' hx-post="{url}" hx-target="#panel"', ""
+        token = (
+            f'<input type="hidden" name="csrfmiddlewaretoken" value="{escape(csrf_token)}">'
+            if csrf_token and csrf_token != "NOTPROVIDED"
+            else ""
+        )
+        undo = (
+            f'<form method="post" action="{url}"{how} hx-confirm="{escape(confirm)}" '
+            f'class="inline">{token}{extra}<button type="submit" class="small">'
+            f"{escape(gettext('Undo'))}</button></form> "
+        )
+    return f'<li class="{classes}" id="entry-{number}" data-seq="{number}"> {body} {undo}</li>'
+
+
+@register.simple_tag(takes_context=True)
+def log_entry(context: Context, entry: LogEntry) -> SafeString:
+    """``entry`` in the log of the page, the action's answer or the whole log's page."""
+    request = context.get("request")
+    return mark_safe(
+        entry_html(
+            entry,
+            referee=context["viewer"].is_referee,
+            slug=context["encounter"].slug,
+            show_numbers=bool(context.get("show_numbers")),
+            on_log_page=bool(context.get("on_log_page")),
+            csrf_token=context.get("csrf_token"),
+            next_path=request.get_full_path() if request is not None else "",
+        )
+    )
 
 
 @register.simple_tag(takes_context=True)

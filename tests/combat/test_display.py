@@ -249,11 +249,12 @@ async def test_the_display_costs_no_render_beyond_the_players_view(live_table, m
     from asgiref.sync import sync_to_async
 
     from combat import live
+    from combat.templatetags import fray_live
 
     encounter, referee, player, display, _hero, goblin, _wight = live_table
     built: list[live.Audience] = []
     renders: list[str] = []
-    build_view, html = live.build_view, live._html
+    build_view, html, entry_html = live.build_view, live._html, fray_live.entry_html
 
     def counting_build(state, audience, *args, **kwargs):
         built.append(audience)
@@ -263,8 +264,13 @@ async def test_the_display_costs_no_render_beyond_the_players_view(live_table, m
         renders.append(template)
         return html(template, context, language)
 
+    def counting_entry(entry, **how):
+        renders.append("entry")
+        return entry_html(entry, **how)
+
     monkeypatch.setattr(live, "build_view", counting_build)
     monkeypatch.setattr(live, "_html", counting_html)
+    monkeypatch.setattr(fray_live, "entry_html", counting_entry)
     url = reverse("hit_points", args=[encounter.slug])
 
     async def wound(amount: int) -> None:
