@@ -22,6 +22,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext
 
+from ..entry_text import body_html
 from ..lru import Lru
 from ..models import Combatant, LogEntry
 
@@ -73,16 +74,8 @@ def entry_body(entry: LogEntry, *, referee: bool, show_numbers: bool) -> str:
     def render() -> str:
         if type(entry.data) is dict:
             entry.data = _for_templates(entry.data)
-        html = render_to_string(
-            "combat/_log_entry_body.html",
-            {
-                "entry": entry,
-                "undone_seq": undone,
-                "referee": referee,
-                "show_numbers": show_numbers,
-            },
-        )
-        return _BETWEEN_TAGS.sub("> <", html.strip())
+        html = body_html(entry, undone=undone, referee=referee, show_numbers=show_numbers)
+        return _BETWEEN_TAGS.sub("> <", html)
 
     return BODIES.fetch(key, render)
 
@@ -125,10 +118,11 @@ def entry_html(
             if csrf_token and csrf_token != "NOTPROVIDED"
             else ""
         )
+        label = escape(gettext("Undo"))
         undo = (
             f'<form method="post" action="{url}"{how} hx-confirm="{escape(confirm)}" '
             f'class="inline">{token}{extra}<button type="submit" class="small">'
-            f"{escape(gettext('Undo'))}</button></form> "
+            f"{label}</button></form> "
         )
     return f'<li class="{classes}" id="entry-{number}" data-seq="{number}"> {body} {undo}</li>'
 

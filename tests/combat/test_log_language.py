@@ -1,6 +1,6 @@
 """Every kind of log entry, in every system, read in Czech, Russian and Ukrainian: no English
 word left over and no Latin die letter (issue 12). Each sample is the data an action stores,
-rendered by the same template the page, the htmx answer and the broadcast use."""
+drawn by what the page, the htmx answer and the broadcast use (``combat.entry_text``)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from html import unescape
 from typing import Any
 
 import pytest
-from django.template.loader import render_to_string
 from django.utils import translation
 
 from combat import zone_log
+from combat.entry_text import body_html
 from combat.models import EntryKind, LogEntry
 
 # Names stand for what players type; none is an English word.
@@ -771,10 +771,7 @@ def render(kind: str, data: dict[str, Any], language: str, *, referee: bool = Tr
         secret="public" in data,  # players see only what a secret entry did to what they see
     )
     with translation.override(language):
-        html = render_to_string(
-            "combat/_log_entry_body.html",
-            {"entry": entry, "undone_seq": 6, "referee": referee, "show_numbers": referee},
-        )
+        html = body_html(entry, undone=6, referee=referee, show_numbers=referee)
     return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
 
 
@@ -887,10 +884,7 @@ def test_an_entry_reads_the_same_from_the_data_its_tag_hands_the_templates(
         entry = LogEntry(seq=5, public_seq=4, kind=kind, actor=ALDRIC, data=data)
         entry.secret = "public" in data
         with translation.override(language):
-            return render_to_string(
-                "combat/_log_entry_body.html",
-                {"entry": entry, "undone_seq": 6, "referee": referee, "show_numbers": referee},
-            )
+            return body_html(entry, undone=6, referee=referee, show_numbers=referee)
 
     lenient = _for_templates(data)
     assert lenient == data

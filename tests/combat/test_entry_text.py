@@ -1,0 +1,56 @@
+"""A log entry's text drawn in Python (``combat.entry_text``): what players type is escaped,
+and an entry stored by an older Fray, lacking what a newer one stores, still reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from combat.entry_text import body_html
+from combat.models import LogEntry
+
+HOSTILE = '<img src=x onerror="alert(1)">'
+
+
+def _body(kind: str, data: dict, *, referee: bool = True, **fields) -> str:
+    entry = LogEntry(seq=7, public_seq=3, kind=kind, actor=HOSTILE, data=data, **fields)
+    return body_html(entry, undone=None, referee=referee, show_numbers=referee)
+
+
+@pytest.mark.parametrize(
+    ("kind", "data"),
+    [
+        (
+            "attack",
+            {"attacker": HOSTILE, "target": HOSTILE, "mode": "melee", "attack_name": HOSTILE},
+        ),
+        ("damage", {"who": HOSTILE, "applied": 2, "killed": True}),
+        ("heal", {"who": HOSTILE, "applied": 2, "amount": 3, "side": "party"}),
+        ("save", {"who": HOSTILE, "category": HOSTILE, "roll": {"natural": 3}}),
+        ("check", {"who": HOSTILE, "ability": "str", "score": HOSTILE}),
+        ("roll", {"label": HOSTILE, "expr": HOSTILE, "dice": [HOSTILE], "total": 3}),
+        ("rest", {"who": HOSTILE, "days": 1, "healed": 1, "dice": [HOSTILE]}),
+    ],
+)
+def test_what_players_type_is_escaped(kind, data) -> None:
+    html = _body(kind, data)
+    assert "<img" not in html
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html
+
+
+@pytest.mark.parametrize(
+    "kind", ["attack", "damage", "heal", "correct", "save", "check", "rest", "roll", "undo"]
+)
+@pytest.mark.parametrize("referee", [True, False])
+def test_an_entry_lacking_its_data_still_reads(kind, referee) -> None:
+    html = _body(kind, {}, referee=referee)
+    assert html.startswith('<div class="meta"> <span class="seq">#')
+    assert "None" not in html
+
+
+def test_players_see_their_own_number_and_no_secret_badge() -> None:
+    secret = {"public": [{"who": "Zora", "hp": -2, "amount": 2, "killed": False}]}
+    referee = _body("damage", secret | {"who": "Zora", "applied": 2}, secret=True)
+    player = _body("damage", secret, referee=False, secret=True)
+    assert "#7" in referee and "secret" in referee
+    assert "#3" in player and "secret" not in player and HOSTILE not in player
+    assert "Zora takes 2 points of damage" in player
