@@ -16,6 +16,8 @@ it changed. Nothing here puts a CSRF token in a fragment: these are sent to many
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import InitVar, dataclass, field
@@ -913,6 +915,10 @@ def _entries(
     keys: dict[int, EntryKey] = {}
     way = (audience.referee, state.shows_numbers(audience), state.encounter.slug, audience.language)
     fixed = _WAYS.setdefault(way, way)  # one tuple per way, told apart by identity
+    if before is not None and log:
+        on_top = _entries_on_top(state, audience, before, log, fixed)
+        if on_top is not None:
+            return on_top
     for entry in log or ():
         pk = entry.id  # (not the ``pk`` property: this loop runs per entry and audience)
         kept = before.entry_keys.get(pk) if before is not None else None
@@ -931,6 +937,42 @@ def _entries(
             element = f"entry-{entry.seq if audience.referee else entry.public_seq}"
         entries[element] = html
         keys[pk] = (key, element, entry)
+    return entries, keys
+
+
+def _entries_on_top(
+    state: State,
+    audience: Audience,
+    before: View,
+    log: list[LogEntry],
+    fixed: tuple[Any, ...],
+) -> tuple[dict[str, str], dict[int, EntryKey]] | None:
+    """The usual change to the log, worked out without a step per entry: new entries on
+    top of the very ones ``before`` showed, in its order and the same way, its oldest falling
+    off the window. None for anything else (an entry undone, another way of showing them)."""
+    shown = before.entry_keys
+    added = 0
+    for entry in log:
+        if entry.id in shown:
+            break
+        added += 1
+    kept = len(log) - added
+    if not kept or kept > len(shown):
+        return None
+    old = list(itertools.islice(shown.values(), kept))
+    if old[0][0][3] is not fixed or not all(
+        map(operator.is_, map(operator.itemgetter(2), old), log[added:])
+    ):
+        return None
+    entries: dict[str, str] = {}
+    keys: dict[int, EntryKey] = {}
+    for entry in log[:added]:
+        key = (entry.id, entry.created.timestamp(), entry.undone_seq, fixed)
+        element = f"entry-{entry.seq if audience.referee else entry.public_seq}"
+        entries[element] = _entry(state, audience, entry, key)
+        keys[entry.id] = (key, element, entry)
+    entries.update(itertools.islice(before.entries.items(), kept))
+    keys.update(itertools.islice(shown.items(), kept))
     return entries, keys
 
 

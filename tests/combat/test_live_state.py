@@ -165,3 +165,43 @@ def test_the_rows_a_request_takes_from_the_render_are_its_own(encounter):
     assert copy.pk == row.pk and row.hp == 8 and not row._state.adding
     assert row._state.fields_cache["seat"] == seat and row.seat.name == "Anna"
     assert type(copy._state) is type(row._state) and copy._state.db == row._state.db
+
+
+def test_the_log_a_view_builds_from_the_last_one_is_the_log_built_whole():
+    """New entries on top, undos of new and old entries, secret rolls, past the log's window:
+    after each change every audience's entries, kept from its last view or drawn anew, are
+    the entries (and their HTML) a view built from nothing has."""
+    from combat.live import Audience, build_views
+
+    encounter = Encounter.objects.create(name="Crypt")
+    hero = character(encounter, "Aldric")
+    goblin = monster(encounter, "Goblin", hp_max=500, hp=500)
+    audiences = [
+        Audience(referee=True, seat=None, language="en"),
+        Audience(referee=False, seat=None, language="cs"),
+    ]
+    dice = random.Random(11)
+    state, views = build_views(encounter.pk, audiences, {})
+    for step in range(2 * settings.FRAY_LOG_PAGE):
+        viewer = Viewer(Encounter.objects.get(pk=encounter.pk), is_referee=True, seat=None)
+        choice = dice.random()
+        if choice < 0.15 and viewer.encounter.seq:
+            entries = list(encounter.log.filter(undone_by__isnull=True).exclude(kind="undo"))
+            undoable = [entry for entry in entries if entry.undoable]
+            if undoable:
+                actions.undo(viewer, dice.choice(undoable))
+        elif choice < 0.4:
+            actions.free_roll(
+                viewer, expression=D20, label="", entered=None,
+                secret=dice.random() < 0.5, once=f"r{step}",
+            )  # fmt: skip
+        else:
+            actions.change_hit_points(
+                viewer, actor=dice.choice([hero, goblin]), action="damage", amount=1,
+                once=f"h{step}",
+            )  # fmt: skip
+        state, views = build_views(encounter.pk, audiences, views, state)
+        _whole_state, whole = build_views(encounter.pk, audiences, {})
+        for audience in audiences:
+            assert views[audience].entries == whole[audience].entries, (step, audience)
+            assert list(views[audience].entry_keys) == list(whole[audience].entry_keys)
