@@ -102,23 +102,19 @@ def _alive(who: Any) -> str:
 
 
 def _took(who: Any, amount: Any) -> str:
-    amount = _count(amount)
+    n = _count(amount)
     said = ngettext(
-        "%(who)s takes %(amount)s point of damage",
-        "%(who)s takes %(amount)s points of damage",
-        amount,
+        "%(who)s takes %(amount)s point of damage", "%(who)s takes %(amount)s points of damage", n
     )
-    return _f(said, who=who, amount=amount)
+    return _f(said, who=who, amount=n)
 
 
 def _healed(who: Any, amount: Any) -> str:
-    amount = _count(amount)
+    n = _count(amount)
     said = ngettext(
-        "%(who)s is healed by %(amount)s hit point",
-        "%(who)s is healed by %(amount)s hit points",
-        amount,
+        "%(who)s is healed by %(amount)s hit point", "%(who)s is healed by %(amount)s hit points", n
     )
-    return _f(said, who=who, amount=amount)
+    return _f(said, who=who, amount=n)
 
 
 def _success(roll: Any) -> str:

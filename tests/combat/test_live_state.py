@@ -31,6 +31,35 @@ def _same_logs(state: State, whole: State) -> None:
     assert _log_ids(state.public_log) == _log_ids(whole.public_log)
 
 
+def _change_at_random(
+    encounter: Encounter,
+    targets: list[Combatant],
+    dice: random.Random,
+    step: int,
+    *,
+    undo: float,
+    roll: float,
+) -> None:
+    """The referee undoes an entry (chance ``undo``), rolls in the open or in secret
+    (``roll``), or wounds one of ``targets``."""
+    viewer = Viewer(Encounter.objects.get(pk=encounter.pk), is_referee=True, seat=None)
+    choice = dice.random()
+    if choice < undo and viewer.encounter.seq:
+        entries = list(encounter.log.filter(undone_by__isnull=True).exclude(kind="undo"))
+        undoable = [entry for entry in entries if entry.undoable]
+        if undoable:
+            actions.undo(viewer, dice.choice(undoable))
+    elif choice < undo + roll:
+        actions.free_roll(
+            viewer, expression=D20, label="", entered=None,
+            secret=dice.random() < 0.5, once=f"r{step}",
+        )  # fmt: skip
+    else:
+        actions.change_hit_points(
+            viewer, actor=dice.choice(targets), action="damage", amount=1, once=f"h{step}"
+        )
+
+
 def test_a_state_read_since_the_last_one_has_the_logs_a_whole_reading_has():
     """Rolls open and secret, damage, and undos of old and new entries, past the log's
     window: after each change the windows read incrementally are those read whole."""
@@ -40,23 +69,7 @@ def test_a_state_read_since_the_last_one_has_the_logs_a_whole_reading_has():
     dice = random.Random(7)
     previous = State.load(encounter.pk, referee=True, players=True)
     for step in range(3 * settings.FRAY_LOG_PAGE):
-        viewer = Viewer(Encounter.objects.get(pk=encounter.pk), is_referee=True, seat=None)
-        choice = dice.random()
-        if choice < 0.2 and viewer.encounter.seq:
-            entries = list(encounter.log.filter(undone_by__isnull=True).exclude(kind="undo"))
-            undoable = [entry for entry in entries if entry.undoable]
-            if undoable:
-                actions.undo(viewer, dice.choice(undoable))
-        elif choice < 0.5:
-            actions.free_roll(
-                viewer, expression=D20, label="", entered=None,
-                secret=dice.random() < 0.5, once=f"r{step}",
-            )  # fmt: skip
-        else:
-            actions.change_hit_points(
-                viewer, actor=dice.choice([hero, goblin]), action="damage", amount=1,
-                once=f"h{step}",
-            )  # fmt: skip
+        _change_at_random(encounter, [hero, goblin], dice, step, undo=0.2, roll=0.3)
         state = State.load(encounter.pk, referee=True, players=True, previous=previous)
         whole = State.load(encounter.pk, referee=True, players=True)
         _same_logs(state, whole)
@@ -183,23 +196,7 @@ def test_the_log_a_view_builds_from_the_last_one_is_the_log_built_whole():
     dice = random.Random(11)
     state, views = build_views(encounter.pk, audiences, {})
     for step in range(2 * settings.FRAY_LOG_PAGE):
-        viewer = Viewer(Encounter.objects.get(pk=encounter.pk), is_referee=True, seat=None)
-        choice = dice.random()
-        if choice < 0.15 and viewer.encounter.seq:
-            entries = list(encounter.log.filter(undone_by__isnull=True).exclude(kind="undo"))
-            undoable = [entry for entry in entries if entry.undoable]
-            if undoable:
-                actions.undo(viewer, dice.choice(undoable))
-        elif choice < 0.4:
-            actions.free_roll(
-                viewer, expression=D20, label="", entered=None,
-                secret=dice.random() < 0.5, once=f"r{step}",
-            )  # fmt: skip
-        else:
-            actions.change_hit_points(
-                viewer, actor=dice.choice([hero, goblin]), action="damage", amount=1,
-                once=f"h{step}",
-            )  # fmt: skip
+        _change_at_random(encounter, [hero, goblin], dice, step, undo=0.15, roll=0.25)
         state, views = build_views(encounter.pk, audiences, views, state)
         _whole_state, whole = build_views(encounter.pk, audiences, {})
         for audience in audiences:
