@@ -17,7 +17,6 @@ import django
 import pytest
 from django import forms
 from django.forms.renderers import DjangoTemplates, get_default_renderer
-from django.template.loader import render_to_string
 from django.test import override_settings
 from django.utils import timezone, translation
 from django.utils.safestring import mark_safe
@@ -476,8 +475,10 @@ def _app_forms(encounter, viewers) -> list[forms.BaseForm]:
 
 
 def _every_way(form: forms.BaseForm) -> str:
-    """The form as the app's template shows it, Django's layouts, and field by field."""
-    parts = [render_to_string("combat/_form_fields.html", {"form": form})]
+    """The form as the app's panels show it, Django's layouts, and field by field."""
+    from combat.templatetags.form_fields import form_fields
+
+    parts = [form_fields(form)]
     parts += [form.as_div(), form.as_p(), form.as_table()]
     for field in form:
         parts += [str(field), field.label_tag(), field.legend_tag()]
