@@ -134,13 +134,8 @@ class _Drawing:
     def __init__(
         self, entry: LogEntry, *, undone: int | None, referee: bool, show_numbers: bool
     ) -> None:
-        self.entry, self.undone, self.referee, self.show_numbers = (
-            entry,
-            undone,
-            referee,
-            show_numbers,
-        )
-        self.d = entry.data
+        self.entry, self.d, self.undone = entry, entry.data, undone
+        self.referee, self.show_numbers = referee, show_numbers
 
     def template(self, name: str, **extra: Any) -> str:
         """One of the other kinds' templates, with the context the entry's template gave."""
@@ -185,9 +180,9 @@ class _Drawing:
             return [self.template("combat/_becmi_log.html")]
         if kind == "attack" and _at(d, "skipped"):
             return [self.template("combat/_log_group.html", part="skipped")]
-        drawn = getattr(self, f"kind_{kind}", None)
+        drawn = _KINDS.get(kind)
         if drawn is not None:
-            return drawn()
+            return drawn(self)
         if kind == "zone":
             return [self.template("combat/_zone_log.html", part="zone")]
         if kind in ("combat", "initiative", "turn", "morale", "condition"):
@@ -375,6 +370,20 @@ class _Drawing:
         for who in revived if isinstance(revived, list) else ():
             parts.append(_alive(who))
         return parts
+
+
+# The kinds drawn here; the others' templates are named in ``_Drawing.text``.
+_KINDS = {
+    "attack": _Drawing.kind_attack,
+    "save": _Drawing.kind_save,
+    "check": _Drawing.kind_check,
+    "damage": _Drawing.kind_damage,
+    "heal": _Drawing.kind_heal,
+    "correct": _Drawing.kind_correct,
+    "rest": _Drawing.kind_rest,
+    "roll": _Drawing.kind_roll,
+    "undo": _Drawing.kind_undo,
+}
 
 
 def _b_dead_target(target: Any) -> str:
