@@ -3,8 +3,8 @@ and an attack's outcome.
 
 Written in Python rather than as included templates: every attack, save and check in the log
 draws several of them, once per language and audience that sees the entry, and each include
-cost more than the entry's own text. The HTML is the templates' own, byte for byte; numbers are
-never localized (the log is rendered with ``{% localize off %}``).
+cost more than the entry's own text. The HTML is the templates' own but for the newlines
+their files ended with; numbers are never localized, as the log's templates never did.
 """
 
 from __future__ import annotations
