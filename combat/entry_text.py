@@ -22,10 +22,9 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.utils.translation import gettext, ngettext, pgettext
 
-from .labels import ABILITIES, SAVES
 from .models import LogEntry
-from .templatetags.fray import dice_notation
-from .templatetags.roll_lines import die_source, hit_outcome, mods, roll_line, shown
+from .templatetags.fray import ability_label, dice_notation, save_label
+from .templatetags.roll_lines import die_source, hit_outcome, less, mods, roll_line, shown
 
 
 class _Missing:
@@ -78,13 +77,6 @@ def _notation(expression: Any) -> str:
     return _p(dice_notation("" if expression is MISSING else expression))
 
 
-def _less(a: Any, b: Any) -> bool:
-    try:
-        return bool(a < b)
-    except TypeError:
-        return False
-
-
 def _joined(items: Any) -> str:
     if not isinstance(items, list | tuple):
         return _p(items)
@@ -96,9 +88,24 @@ def _dead(who: Any) -> str:
     return f'<div class="outcome failure">{said}</div>'
 
 
+def _dead_target(target: Any) -> str:
+    said = _f(gettext("%(target)s is dead."), target=target)
+    return f'<div class="outcome failure">{said}</div>'
+
+
 def _alive(who: Any) -> str:
     said = _f(gettext("%(who)s is alive again."), who=who)
     return f'<div class="outcome success">{said}</div>'
+
+
+def _fate(who: Any, data: Any) -> list[str]:
+    """Whether a change killed its combatant or brought it back."""
+    said = []
+    if _at(data, "killed"):
+        said.append(_dead(who))
+    if _at(data, "revived"):
+        said.append(_alive(who))
+    return said
 
 
 def _took(who: Any, amount: Any) -> str:
@@ -195,12 +202,8 @@ class _Drawing:
         public = _at(self.d, "public")
         for change in public if isinstance(public, list) else ():
             who, amount = _at(change, "who"), _at(change, "amount")
-            said = _took(who, amount) if _less(_at(change, "hp"), 0) else _healed(who, amount)
-            parts.append(f'<div class="what">{said}</div>')
-            if _at(change, "killed"):
-                parts.append(_dead(who))
-            if _at(change, "revived"):
-                parts.append(_alive(who))
+            said = _took(who, amount) if less(_at(change, "hp"), 0) else _healed(who, amount)
+            parts += [f'<div class="what">{said}</div>', *_fate(who, change)]
         return parts
 
     def kind_attack(self) -> list[str]:
@@ -224,7 +227,7 @@ class _Drawing:
             parts += [roll_line(_at(d, "roll")), hit_outcome(_at(d, "roll"))]
         if helpless == "slain":
             if _at(d, "killed"):
-                parts.append(_b_dead_target(target))
+                parts.append(_dead_target(target))
         elif damage := _at(d, "damage"):
             word = _e(gettext("Damage"))
             parts.append(
@@ -235,13 +238,13 @@ class _Drawing:
             if _at(d, "location"):
                 parts.append(self.template("combat/_zone_log.html", part="attack"))
             if _at(d, "killed"):
-                parts.append(_b_dead_target(target))
+                parts.append(_dead_target(target))
         return parts
 
     def kind_save(self) -> list[str]:
         d = self.d
         who, roll = _at(d, "who"), _at(d, "roll")
-        category = _label(SAVES, _at(d, "category"))
+        category = save_label(_at(d, "category"))
         said = _f(gettext("%(who)s: saving throw vs %(category)s"), who=who, category=category)
         parts = [f'<div class="what">{said}</div>', roll_line(roll), _success(roll) + "</div>"]
         damage = _at(d, "damage")
@@ -267,7 +270,7 @@ class _Drawing:
         said = _f(
             gettext("%(who)s: %(ability)s check (score %(score)s)"),
             who=_at(d, "who"),
-            ability=_label(ABILITIES, _at(d, "ability")),
+            ability=ability_label(_at(d, "ability")),
             score=_at(d, "score"),
         )
         natural = _at(roll, "natural")
@@ -318,12 +321,7 @@ class _Drawing:
             )
         else:
             said = _f(gettext("%(who)s: hit points corrected"), who=who)
-        parts = [f'<div class="what">{said}</div>']
-        if _at(d, "killed"):
-            parts.append(_dead(who))
-        if _at(d, "revived"):
-            parts.append(_alive(who))
-        return parts
+        return [f'<div class="what">{said}</div>', *_fate(who, d)]
 
     def kind_rest(self) -> list[str]:
         d = self.d
@@ -384,18 +382,6 @@ _KINDS = {
     "roll": _Drawing.kind_roll,
     "undo": _Drawing.kind_undo,
 }
-
-
-def _b_dead_target(target: Any) -> str:
-    said = _f(gettext("%(target)s is dead."), target=target)
-    return f'<div class="outcome failure">{said}</div>'
-
-
-def _label(labels: Mapping[str, Any], key: Any) -> Any:
-    try:
-        return labels.get(key, key)
-    except TypeError:  # not a key at all
-        return key
 
 
 def _shown_hp(value: Any, referee: bool) -> Any:

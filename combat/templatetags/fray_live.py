@@ -163,12 +163,6 @@ def combatant_row(context: Context, combatant: Combatant) -> SafeString:
 
 
 @register.filter
-def shown_hp(value: int, referee: bool) -> int:
-    """Hit points as a viewer may see them: players never learn how far below zero."""
-    return value if referee else max(value, 0)
-
-
-@register.filter
 def condition_label(key: str) -> str:
     """A condition's name in the viewer's language (the log stores its key)."""
     from combat.models import ConditionKind

@@ -123,7 +123,7 @@ def hit_outcome(roll: Any) -> SafeString:
         parts += [shown(gettext("Miss.")), shown(gettext("a natural 1 always misses"))]
     else:
         needed, total = _value(roll, "needed"), _value(roll, "total")
-        if needed and _less(total, needed):
+        if needed and less(total, needed):
             said = gettext("Miss: needed %(needed)s, rolled %(total)s.")
             parts.append(said % {"needed": shown(needed), "total": shown(total)})
         else:
@@ -132,7 +132,7 @@ def hit_outcome(roll: Any) -> SafeString:
     return mark_safe(f'<div class="outcome {kind}">{" · ".join(parts)}</div>')
 
 
-def _less(total: Any, needed: Any) -> bool:
+def less(total: Any, needed: Any) -> bool:
     """``total < needed`` as the template's ``{% if %}`` reads it: false when they cannot be
     compared."""
     try:
