@@ -10,7 +10,8 @@ with no channel-layer message and no task per socket. That is the whole cost a b
 Bursts coalesce without waiting: while a render is under way, the announcements that land
 are only noted, and one more render afterwards covers them all. Other processes' changes are
 rendered on one thread of their own; a change made here is rendered and sent by the request
-that made it, before it draws its answer (``render_here``). Renders take turns
+that made it, before it draws its answer (``render_here``), and announced only if something
+else could hear of it (``heard_alone``). Renders take turns
 (``RENDER_LOCK``), the fragment caches being shared; the last one's combatants serve this
 process's requests at the same number (``rows_at``).
 """
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from asgiref.sync import SyncToAsync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import InterfaceError, OperationalError, connection
 
 from .live import Audience, State, View, build_views
@@ -146,6 +147,17 @@ class TableHub:
         except RuntimeError:  # closed meanwhile
             return False
         return True
+
+    def heard_alone(self, layer, group: str) -> bool:
+        """From a request's thread: whether this hub is all that would hear an announcement
+        to ``group``. So it is on the in-memory layer (one process, the embedded default)
+        when no other channel is in the group: the change this hub renders need not go
+        through the layer at all (a task, a copy of the message, a walk over every channel
+        the layer holds, and the hub's turn to receive it)."""
+        if not isinstance(layer, InMemoryChannelLayer) or self.channel is None:
+            return False
+        members = layer.groups.get(group)
+        return members is not None and members.keys() == {self.channel}
 
     def unclaim(self, seq: int) -> None:
         """The request that claimed ``seq`` could not render it: the hub does."""

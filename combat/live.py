@@ -57,7 +57,7 @@ def announce(encounter: Encounter) -> None:
         # change while this one renders it, and this one's hub leaves it to this thread.
         claimed = claim_render(pk, seq)
         layer = get_channel_layer()
-        if layer is not None:
+        if layer is not None and not (claimed is not None and claimed.heard_alone(layer, group)):
             message = {"type": "encounter.changed", "seq": seq, "encounter": pk}
             # Sent from the hub's event loop while this thread renders, not waited for: the
             # render need not wait on the channel layer (a round trip to Redis, or a walk

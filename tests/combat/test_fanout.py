@@ -355,6 +355,34 @@ async def test_a_change_made_here_goes_out_without_waiting_for_the_channel_layer
     await socket.disconnect()
 
 
+async def test_a_change_nobody_else_can_hear_is_not_announced(table, monkeypatch):
+    """On the in-memory layer (one process) with only this process's hub in the encounter's
+    group, the change the request renders here goes to the sockets without a trip through
+    the layer: nothing else could hear it."""
+    import asyncio
+
+    from channels.layers import get_channel_layer
+
+    encounter, referee, players, _heroes, goblins = table
+    layer = get_channel_layer()
+    sent = []
+    original = layer.group_send
+
+    async def counted_group_send(group, message):
+        sent.append(group)
+        await original(group, message)
+
+    monkeypatch.setattr(layer, "group_send", counted_group_send)
+    socket = await _open(players[0], encounter.slug, seq=encounter.seq)
+    response = await asyncio.wait_for(
+        sync_to_async(_damage)(referee, encounter, goblins[0], 1), timeout=10
+    )
+    assert response.status_code == 200
+    assert f'id="combatant-{goblins[0].pk}"' in await socket.receive_from(timeout=5)
+    assert sent == []
+    await socket.disconnect()
+
+
 async def test_a_change_counts_as_sent_once_the_server_has_written_it():
     """The server queues a socket's message and writes it when the loop next polls the
     socket (Daphne's Twisted transport): the request that made the change is told it was
