@@ -294,7 +294,7 @@ def _write_atomically(path: Path, text: str) -> None:
 
 def configured_sqlite_file() -> Path | None:
     database = settings.DATABASES["default"]
-    if database["ENGINE"] != "django.db.backends.sqlite3":
+    if database["ENGINE"] not in ("combat.sqlite", "django.db.backends.sqlite3"):
         return None
     return Path(database["NAME"])
 

@@ -171,7 +171,8 @@ if DATABASE_URL:
 else:
     DATABASES = {
         "default": {
-            "ENGINE": "django.db.backends.sqlite3",
+            # Django's, with each query's placeholders rewritten once (combat.sqlite.base).
+            "ENGINE": "combat.sqlite",
             "NAME": DATA_DIR / "fray.sqlite3",
             "OPTIONS": {
                 # Without IMMEDIATE a transaction that reads then writes fails at once with

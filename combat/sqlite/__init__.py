@@ -1,0 +1,2 @@
+"""Django's SQLite backend, with its queries' placeholders rewritten once per query
+(``combat.sqlite.base``)."""
