@@ -36,7 +36,7 @@ from django.utils.safestring import mark_safe
 from .access import Viewer, referee_mark
 from .lru import Lru
 from .models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
-from .prepared import Prepared
+from .prepared import Prepared, read_together
 
 if TYPE_CHECKING:
     from .rounds import Standing
@@ -303,6 +303,20 @@ class State:
     ) -> State | None:
         """The encounter as it is now; with ``previous`` (an earlier state of it), the log
         is read as what changed since then only."""
+        from .rounds import RUNNING  # built on this module
+
+        # Where the database is across the network, the queries every load asks go together.
+        ahead = [(_ENCOUNTER, (encounter_id,)), (RUNNING, (encounter_id,))]
+        ahead += [(_PENDING, (encounter_id,)), *((_STORED[m], (encounter_id,)) for m in _STORED)]
+        if previous is not None and previous.encounter.pk == encounter_id:
+            ahead.append((_LOG_SINCE, (encounter_id, previous.seq)))
+        with read_together(*ahead):
+            return cls._load(encounter_id, referee, players, previous)
+
+    @classmethod
+    def _load(
+        cls, encounter_id: int, referee: bool, players: bool, previous: State | None
+    ) -> State | None:
         from .rounds import conditions_by_combatant  # built on this module
 
         encounter = next(iter(_ENCOUNTER(encounter_id)), None)

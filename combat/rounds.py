@@ -178,7 +178,7 @@ def _side_state(
     )
 
 
-_RUNNING = Prepared(
+RUNNING = Prepared(
     lambda encounter_id: Condition.objects.filter(combatant__encounter=encounter_id).running()
 )
 
@@ -186,7 +186,7 @@ _RUNNING = Prepared(
 def conditions_by_combatant(encounter: Encounter) -> dict[int, list[Condition]]:
     """Every condition running in the encounter, by combatant: one query for all rows."""
     found: dict[int, list[Condition]] = {}
-    for condition in _RUNNING(encounter.pk):
+    for condition in RUNNING(encounter.pk):
         found.setdefault(condition.combatant_id, []).append(condition)
     return found
 

@@ -76,6 +76,25 @@ def test_a_state_read_since_the_last_one_has_the_logs_a_whole_reading_has():
         previous = state
 
 
+def test_on_postgresql_a_state_read_since_the_last_one_asks_the_database_twice():
+    """Across the network every query is a wait: a load after a blow asks for everything in
+    one list of statements, then for the one row that changed."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    if connection.vendor != "postgresql":
+        pytest.skip("a database across the network only")
+    encounter = Encounter.objects.create(name="Crypt")
+    goblin = monster(encounter, "Goblin", hp_max=500, hp=500)
+    previous = State.load(encounter.pk, referee=True, players=True)
+    _change_at_random(encounter, [goblin], random.Random(1), 0, undo=0, roll=0)
+    with CaptureQueriesContext(connection) as asked:
+        state = State.load(encounter.pk, referee=True, players=True, previous=previous)
+    assert len(asked) == 2, [q["sql"][:80] for q in asked]
+    _same_logs(state, State.load(encounter.pk, referee=True, players=True))
+    assert state.by_pk[goblin.pk].hp == 499
+
+
 def test_a_state_read_for_other_audiences_than_the_last_reads_the_log_whole():
     encounter = Encounter.objects.create(name="Crypt")
     viewer = Viewer(encounter, is_referee=True, seat=None)

@@ -83,3 +83,47 @@ def test_what_a_prepared_query_cannot_stand_for_is_refused_when_first_asked(two_
     # the SQL could be given again.
     with pytest.raises(ValueError):
         Prepared(lambda year: Combatant.objects.filter(created__year=year))(2026)
+
+
+def test_queries_read_together_find_what_they_find_alone(two_tables):
+    """``read_together``: on PostgreSQL the queries named go to the database as one list of
+    statements, and each one's first run inside the block asks nothing more; elsewhere each
+    runs when asked. Either way every query finds what it finds on its own, a query asked
+    again runs again, and one not named runs as usual."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from combat.prepared import read_together
+
+    table, other = two_tables
+    combatants = Prepared(lambda pk: Combatant.objects.filter(encounter=pk).order_by("pk"))
+    names = Prepared(lambda pk: Combatant.objects.filter(encounter=pk).values_list("name"))
+    fifty = Prepared(lambda pk: Encounter.objects.filter(pk=pk, name__contains="50% 'off'"))
+    Encounter.objects.filter(pk=other.pk).update(name="Keep, 50% 'off'")
+    alone = (
+        [_fields(c) for c in combatants(table.pk)],
+        sorted(names.rows(table.pk)),
+        [e.pk for e in fifty(other.pk)],
+    )
+    others = [c.name for c in Combatant.objects.filter(encounter=other).order_by("pk")]
+    ahead = [(combatants, (table.pk,)), (names, (table.pk,)), (fifty, (other.pk,))]
+    with CaptureQueriesContext(connection) as asked:
+        with read_together(*ahead):
+            together = (
+                [_fields(c) for c in combatants(table.pk)],
+                sorted(names.rows(table.pk)),
+                [e.pk for e in fifty(other.pk)],
+            )
+            after_the_first_runs = len(asked)
+            assert sorted(names.rows(table.pk)) == alone[1]  # asked again: read again
+            assert [c.name for c in combatants(other.pk)] == others  # not named: as usual
+    assert together == alone
+    assert alone[2] == [other.pk]
+    if connection.vendor == "postgresql":
+        assert after_the_first_runs == 1  # the three, in one round trip
+        assert asked[0]["sql"].count("SELECT") == 3
+    else:
+        assert after_the_first_runs == 3
+    assert len(asked) == after_the_first_runs + 2
+    with read_together():  # nothing named: nothing read
+        assert [c.pk for c in combatants(table.pk)] == [c[0] for c in alone[0]]
