@@ -84,6 +84,13 @@ _LOCKED = Prepared(
 _RUNNING_KINDS = Prepared(
     lambda combatant: Condition.objects.filter(combatant=combatant).running().values_list("kind")
 )
+_RUNNING_KINDS_OF_TWO = Prepared(
+    lambda first, second: (
+        Condition.objects.filter(Q(combatant=first) | Q(combatant=second))
+        .running()
+        .values_list("combatant", "kind")
+    )
+)
 
 
 def _locked(viewer: Viewer, combatant: Combatant) -> Combatant:
@@ -102,6 +109,20 @@ def _locked_pair(
     for row in rows.values():
         Combatant.encounter.field.set_cached_value(row, encounter)
     return rows[first.pk], rows[second.pk]
+
+
+def _attack_pair(
+    viewer: Viewer, attacker: Combatant, target: Combatant
+) -> tuple[Combatant, Combatant]:
+    """The attacker and its target locked (``_locked_pair``), each with the conditions in
+    force on it, read in one query for both: an attack asks whether the one can act and
+    whether the other is helpless (``_able``, ``_helpless``)."""
+    attacker, target = _locked_pair(viewer, attacker, target)
+    running: dict[int, list[str]] = {attacker.pk: [], target.pk: []}
+    for pk, kind in _RUNNING_KINDS_OF_TWO.rows(attacker.pk, target.pk):
+        running[pk].append(kind)
+    attacker.running_kinds, target.running_kinds = running[attacker.pk], running[target.pk]
+    return attacker, target
 
 
 def _public_outcome(viewer: Viewer, effects: Sequence[dict[str, int]]) -> list[dict[str, Any]]:
@@ -271,7 +292,7 @@ def attack(
     posture: str = "",
     attack_name: str = "",  # a monster's attack from its button (combat.monsters)
 ) -> LogEntry:
-    attacker, target = _locked_pair(viewer, actor, target)
+    attacker, target = _attack_pair(viewer, actor, target)
     _armed(viewer, _able(_alive(attacker)))
     # Hit locations: where a hit lands (combat.zones); off, None and nothing changes.
     where = _where(viewer, attacker, direction, attacker_ft, weapon_ft, location)
@@ -323,6 +344,9 @@ def attack(
 
 
 def _active_conditions(combatant: Combatant) -> list[str]:
+    known = getattr(combatant, "running_kinds", None)  # read with its attacker or target
+    if known is not None:
+        return known
     return [kind for (kind,) in _RUNNING_KINDS.rows(combatant.pk)]
 
 

@@ -20,11 +20,11 @@ from .actions import (
     _able,
     _alive,
     _attack_helpless,
+    _attack_pair,
     _damage_data,
     _helpless,
     _hurt,
     _locked,
-    _locked_pair,
     _mods,
     _record,
     _secret,
@@ -56,7 +56,7 @@ def attack(
     attack_name: str = "",  # a monster's attack from its button (combat.monsters)
     **location: Any,  # hit locations: the attack form's fields for them (locate_hit)
 ) -> LogEntry:
-    attacker, target = _locked_pair(viewer, actor, target)
+    attacker, target = _attack_pair(viewer, actor, target)
     _able(_alive(attacker))
     where = locate_hit(viewer, attacker, location)
     if target.dead:

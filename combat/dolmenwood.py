@@ -22,9 +22,9 @@ from .actions import (
     RNG,
     _able,
     _alive,
+    _attack_pair,
     _helpless,
     _locked,
-    _locked_pair,
     _mods,
     _record,
     _secret,
@@ -183,7 +183,7 @@ def attack(
     attack_name: str = "",  # a monster's attack from its button (combat.monsters)
     **location: Any,  # hit locations: the attack form's fields for them (locate_hit)
 ) -> LogEntry:
-    attacker, target = _locked_pair(viewer, actor, target)
+    attacker, target = _attack_pair(viewer, actor, target)
     _able(_alive(attacker))
     # Hit locations: where a hit lands, as for OSE (combat.zones); off, None.
     where = locate_hit(viewer, attacker, location)

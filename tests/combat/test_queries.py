@@ -118,6 +118,27 @@ def test_the_referees_attack_reads_the_combatants_at_most_twice(referee, encount
     assert len(_combatant_reads(queries)) <= 3, _combatant_reads(queries)
 
 
+@pytest.mark.parametrize("system", ["ose", "becmi", "dolmenwood"])
+def test_an_attack_reads_the_conditions_of_both_sides_in_one_query(referee, encounter, system):
+    """Whether the attacker can act and whether its target is helpless: one question."""
+    Encounter.objects.filter(pk=encounter.pk).update(system=system)
+    _table(encounter, monsters=2)
+    url = _url(
+        {"ose": "attack", "becmi": "becmi_attack", "dolmenwood": "dw_attack"}[system], encounter
+    )
+    data = form_values(referee.get(url, **HTMX).content.decode(), url) | FILLED["attack"]
+    with CaptureQueriesContext(connection) as asked:
+        assert referee.post(url, data, **HTMX).status_code == 200
+    queries = asked.captured_queries
+    conditions = [q["sql"] for q in queries if 'FROM "combat_condition"' in q["sql"]]
+    conditions = [sql for sql in conditions if sql.startswith("SELECT")]
+    # (the live renderer, when a hub renders here, reads every running one besides)
+    assert len([sql for sql in conditions if " OR " in sql]) == 1, conditions
+    assert len(conditions) == 1, conditions
+    entry = LogEntry.objects.filter(encounter=encounter).latest("seq")
+    assert entry.data.get("system", "ose") == system, entry.data
+
+
 def test_the_referees_attack_makes_as_many_queries_with_30_monsters_as_with_6(
     referee, encounter, django_assert_max_num_queries
 ):
