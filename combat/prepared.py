@@ -12,6 +12,9 @@ same order, with the same annotations.
 
 Only for querysets of model instances or ``values_list`` rows without ``select_related`` or
 ``prefetch_related``, with a fixed number of parameters (no ``__in`` lists).
+
+On PostgreSQL, where each query is a round trip to another process, ``read_together`` asks
+several of them at once.
 """
 
 from __future__ import annotations
