@@ -47,3 +47,55 @@ def test_errors_are_shown_beside_their_field_and_above_the_form() -> None:
 
 def test_no_form_draws_nothing() -> None:
     assert form_fields("") == ""
+
+
+# --- The action panel around a form ------------------------------------------------------------
+
+
+def _panel(panel: str, language: str = "en", **context) -> str:
+    from django.template import Context, Template
+    from django.utils import translation
+
+    from combat.models import Encounter
+
+    drawn = Template("{% load form_fields %}{% action_panel %}")
+    with translation.override(language):
+        return drawn.render(Context({"panel": panel, "encounter": Encounter(slug="s1"), **context}))
+
+
+ROLL_PANELS = {"attack": "/e/s1/attack/", "save": "/e/s1/save/", "check": "/e/s1/check/"}
+ROLL_PANELS |= {"roll": "/e/s1/roll/"}
+
+
+def test_a_rolls_panel_goes_to_its_action_shows_its_odds_and_rolls() -> None:
+    for panel, url in ROLL_PANELS.items():
+        html = _panel(panel, form=Sample(), csrf_token="t0k3n", odds=None)
+        assert f'<form method="post" action="{url}" hx-post="{url}"' in html
+        assert f'hx-get="/e/s1/odds/{panel}/"' in html, "the odds, kept up as the form changes"
+        assert '<input type="hidden" name="csrfmiddlewaretoken" value="t0k3n">' in html
+        assert 'name="count"' in html, "the form's fields"
+        assert '<button type="submit" class="primary">Roll</button>' in html
+        assert 'href="/e/s1/" class="button"' in html, "Close goes back to the table"
+
+
+def test_the_tables_own_forms_save_and_show_no_odds() -> None:
+    own = {"hp": "/e/s1/hit-points/", "quick_add": "/e/s1/combatants/quick-add/"}
+    for panel, url in own.items():
+        html = _panel(panel)
+        assert f'action="{url}"' in html
+        assert 'class="odds"' not in html
+        assert "csrfmiddlewaretoken" not in html, "no token in the context: none drawn"
+        assert '<button type="submit" class="primary">Save</button>' in html
+    assert '<button type="submit" class="primary">Roll</button>' in _panel("rest")
+
+
+def test_a_panels_heading_and_buttons_are_in_the_viewers_language() -> None:
+    from types import SimpleNamespace
+
+    html = _panel("combatant", "cs", editing=SimpleNamespace(pk=7))
+    assert 'action="/e/s1/combatants/7/"' in html
+    assert "<h2>Upravit účastníka boje</h2>" in html
+    assert ">Uložit</button>" in html and ">Zavřít</a>" in html
+    assert "<h2>Добавить участника</h2>" in _panel("combatant", "ru")
+    assert "<h2>Атака</h2>" in _panel("attack", "uk")
+    assert ">Кинути</button>" in _panel("attack", "uk")
