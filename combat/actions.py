@@ -33,7 +33,7 @@ from .models import (
     LogEntry,
     Side,
 )
-from .prepared import Prepared
+from .prepared import Prepared, insert, save_fields
 
 RNG = secrets.SystemRandom()
 
@@ -165,18 +165,20 @@ def _record(
         if public:
             data = data | {"public": public}
     seq = encounter.bump(public=not secret or "public" in data)
-    entry = LogEntry.objects.create(
-        encounter=encounter,
-        seq=seq,
-        public_seq=encounter.public_seq if not secret or "public" in data else None,
-        kind=kind,
-        actor=viewer.actor_name,
-        by_referee=viewer.is_referee,
-        seat=viewer.seat,
-        secret=secret,
-        data=data,
-        effects=list(effects),
-        undoes=undoes,
+    entry = insert(
+        LogEntry(
+            encounter=encounter,
+            seq=seq,
+            public_seq=encounter.public_seq if not secret or "public" in data else None,
+            kind=kind,
+            actor=viewer.actor_name,
+            by_referee=viewer.is_referee,
+            seat=viewer.seat,
+            secret=secret,
+            data=data,
+            effects=list(effects),
+            undoes=undoes,
+        )
     )
     entry.undo_seq = None  # nothing has undone it yet: no query to ask (LogEntry.undone_seq)
     _claim(viewer, once, entry)
@@ -249,7 +251,7 @@ def _set_hp(combatant: Combatant, hp: int) -> tuple[dict[str, int], bool]:
     """Store new hit points; the effect an undo reverses, and whether this change killed."""
     before = combatant.hp
     combatant.hp = max(hp, HP_FLOOR)
-    combatant.save(update_fields=["hp"])
+    save_fields(combatant, "hp")
     return {"combatant": combatant.pk, "hp": combatant.hp - before}, before > 0 >= combatant.hp
 
 

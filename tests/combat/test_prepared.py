@@ -127,3 +127,52 @@ def test_queries_read_together_find_what_they_find_alone(two_tables):
     assert len(asked) == after_the_first_runs + 2
     with read_together():  # nothing named: nothing read
         assert [c.pk for c in combatants(table.pk)] == [c[0] for c in alone[0]]
+
+
+def test_fields_saved_with_their_sql_written_once_are_saved_as_django_saves_them(two_tables):
+    """``save_fields`` writes what ``save(update_fields=...)`` writes, fields prepared as
+    each prepares them (JSON, text, numbers), and refuses a row that is gone."""
+    from django.db import DatabaseError
+
+    from combat.prepared import save_fields
+
+    table = two_tables[0]
+    hero, goblin = Combatant.objects.filter(encounter=table).order_by("pk")
+    for times in range(2):  # the second time from the statement written the first
+        hero.hp, hero.notes, hero.zones = 7 - times, f"torch 50% 'lit' {times}", {"plan": [times]}
+        save_fields(hero, "hp", "notes", "zones")
+        stored = Combatant.objects.get(pk=hero.pk)
+        assert (stored.hp, stored.notes, stored.zones) == (hero.hp, hero.notes, hero.zones)
+        assert Combatant.objects.get(pk=goblin.pk).hp == 0, "no other row"
+    hero.name = "Not saved"
+    save_fields(hero, "hp")
+    assert Combatant.objects.get(pk=hero.pk).name != "Not saved", "only the fields named"
+    Combatant.objects.filter(pk=goblin.pk).delete()
+    with pytest.raises(DatabaseError):
+        save_fields(goblin, "hp")
+
+
+def test_a_row_inserted_with_its_sql_written_once_is_the_row_django_would_write(two_tables):
+    """``insert`` writes every field as ``Model.save`` would (defaults, JSON, the creation
+    time, relations) and gives the instance its id; a row with an id is not new."""
+    from combat.prepared import insert
+
+    table = two_tables[0]
+    first = LogEntry.objects.create(encounter=table, seq=1, kind="free", actor="A", data={})
+    made = []
+    for seq in (2, 3):  # the second from the statement written the first time
+        entry = LogEntry(
+            encounter=table, seq=seq, public_seq=seq - 1, kind="undo", actor="Ann 'B' 50%",
+            data={"roll": {"natural": 20, "mods": [[1, "Strength"]]}, "name": "Ан"},
+            effects=[{"combatant": 1, "hp": -3}], undoes=first if seq == 2 else None,
+        )  # fmt: skip
+        assert insert(entry) is entry and not entry._state.adding
+        made.append(entry)
+    assert made[1].pk > made[0].pk > first.pk
+    for entry in made:
+        stored = LogEntry.objects.get(pk=entry.pk)
+        assert _fields(stored) == _fields(entry)
+        assert stored.created is not None and stored.by_referee is False  # a default
+    assert LogEntry.objects.get(pk=first.pk).undone_by == made[0]
+    with pytest.raises(ValueError):
+        insert(made[0])
