@@ -95,6 +95,26 @@ def test_on_postgresql_a_state_read_since_the_last_one_asks_the_database_twice()
     assert state.by_pk[goblin.pk].hp == 499
 
 
+def test_what_changed_in_the_log_is_found_without_reading_the_whole_log():
+    """The log grows all evening: what a change added or undid is looked up by number, not
+    found by reading every entry of the encounter (SQLite's plan for the query says so)."""
+    import sqlite3
+
+    from django.db import connection
+
+    from combat.live import _LOG_SINCE
+
+    if connection.vendor != "sqlite" or sqlite3.sqlite_version_info < (3, 35):
+        pytest.skip("SQLite's own query plan")
+    plan = _LOG_SINCE._plan(2, "default")
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN QUERY PLAN " + plan.sql, plan.params((1, 100)))
+        steps = [row[3] for row in cursor.fetchall()]
+    reads = [step for step in steps if "combat_logentry" in step or "U0" in step]
+    assert reads, steps
+    assert not [s for s in reads if "(encounter_id=?)" in s and "PRIMARY KEY" not in s], steps
+
+
 def test_a_state_read_for_other_audiences_than_the_last_reads_the_log_whole():
     encounter = Encounter.objects.create(name="Crypt")
     viewer = Viewer(encounter, is_referee=True, seat=None)
