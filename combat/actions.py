@@ -61,11 +61,9 @@ def _claim(viewer: Viewer, once: str, entry: LogEntry | None = None) -> None:
     back (the caller's transaction) and raises :class:`Repeated`."""
     if not once:
         return
-    try:
-        with transaction.atomic():  # a savepoint, so the error can be caught here
-            ActionKey.objects.create(encounter=viewer.encounter, key=once, entry=entry)
-    except IntegrityError:
-        raise Repeated(once) from None
+    if insert(ActionKey(encounter=viewer.encounter, key=once, entry=entry), unless_there=True):
+        return
+    raise Repeated(once)
 
 
 def _mods(modifiers: Sequence[Modifier]) -> list[list[Any]]:

@@ -175,16 +175,20 @@ def save_fields(instance: models.Model, *names: str, using: str = "default") -> 
 
 Saved = TypeVar("Saved", bound=models.Model)
 # The INSERT statements of ``insert``, by model and database vendor.
-_INSERTS: dict[tuple[type[models.Model], str], tuple[str, list[Any], bool]] = {}
+_INSERTS: dict[tuple[type[models.Model], str, bool], tuple[str, list[Any], bool]] = {}
 
 
-def insert(instance: Saved, using: str = "default") -> Saved:
+def insert(instance: Saved, *, unless_there: bool = False, using: str = "default") -> Saved | None:
     """``instance.save()`` for a new row of a model of its own table (no parent model), its
     statement written once per model: every field as Django would write it (its default, an
-    ``auto_now_add`` time, JSON), the id as the database gives it. ``instance``, saved."""
+    ``auto_now_add`` time, JSON), the id as the database gives it. ``instance``, saved.
+
+    With ``unless_there``, a row a unique constraint finds there already (committed, or
+    committed meanwhile by the transaction that wrote it) is left as it is, and None
+    returned: what catching the ``IntegrityError`` in a savepoint told, in one statement."""
     model = type(instance)
     connection = connections[using]
-    key = (model, connection.vendor)
+    key = (model, connection.vendor, unless_there)
     found = _INSERTS.get(key)
     if found is None:
         quote, meta = connection.ops.quote_name, model._meta
@@ -195,6 +199,8 @@ def insert(instance: Saved, using: str = "default") -> Saved:
         marks = ", ".join(["%s"] * len(fields))
         returning = connection.features.can_return_columns_from_insert
         sql = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks})"
+        if unless_there:
+            sql += " ON CONFLICT DO NOTHING"
         if returning:
             sql += f" RETURNING {quote(meta.pk.column)}"
         found = _INSERTS[key] = (sql, fields, returning)
@@ -206,7 +212,13 @@ def insert(instance: Saved, using: str = "default") -> Saved:
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql, values)
-        pk = cursor.fetchone()[0] if returning else cursor.lastrowid
+        if returning:
+            row = cursor.fetchone()
+            pk = None if row is None else row[0]
+        else:
+            pk = cursor.lastrowid if cursor.rowcount else None
+    if pk is None:
+        return None  # there already (unless_there)
     instance.pk = pk
     instance._state.adding, instance._state.db = False, using
     return instance

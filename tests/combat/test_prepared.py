@@ -176,3 +176,25 @@ def test_a_row_inserted_with_its_sql_written_once_is_the_row_django_would_write(
     assert LogEntry.objects.get(pk=first.pk).undone_by == made[0]
     with pytest.raises(ValueError):
         insert(made[0])
+
+
+def test_a_row_already_there_is_left_as_it_is_and_the_transaction_goes_on(two_tables):
+    """``insert(..., unless_there=True)``: a second row with the same unique values is not
+    written, says so (None), and leaves the transaction usable (PostgreSQL aborts one that
+    met an IntegrityError outside a savepoint)."""
+    from django.db import transaction
+
+    from combat.models import ActionKey
+    from combat.prepared import insert
+
+    table, other = two_tables
+    with transaction.atomic():
+        first = insert(ActionKey(encounter=table, key="k1"), unless_there=True)
+        assert first is not None and first.pk
+        assert insert(ActionKey(encounter=table, key="k1"), unless_there=True) is None
+        elsewhere = insert(ActionKey(encounter=other, key="k1"), unless_there=True)
+        assert elsewhere is not None, "the same key at another table is another key"
+        assert ActionKey.objects.filter(key="k1").count() == 2  # still usable
+    assert sorted(ActionKey.objects.values_list("pk", flat=True)) == sorted(
+        [first.pk, elsewhere.pk]
+    )
