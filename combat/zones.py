@@ -110,6 +110,18 @@ def to_dict(state: ZoneState, options: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+COUNT_LIMIT = 10**6  # hit points, rounds: far past any creature's
+
+
+def _count(value: Any, limit: int = COUNT_LIMIT) -> int:
+    """A stored count (hit points, damage, rounds, halvings), never negative: a document
+    holding anything else is refused (``ValueError``), not drawn into a server error."""
+    number = int(value)
+    if not 0 <= number <= limit:
+        raise ValueError(f"a count out of range: {number}")
+    return number
+
+
 def from_dict(data: dict[str, Any]) -> ZoneState:
     """The state :func:`to_dict` stored; a document that does not fit its plan is refused
     with ``ValueError``."""
@@ -124,22 +136,23 @@ def from_dict(data: dict[str, Any]) -> ZoneState:
     def cause(value: str | None) -> hl.DeathCause | None:
         return hl.DeathCause(value) if value else None
 
+    dies_in = data.get("dies_in")
     return ZoneState(
         plan=plan,
-        max_hp=int(data["max_hp"]),
-        zone_max=tuple(int(n) for n in data["zone_max"]),
-        damage=tuple(int(n) for n in data["damage"]),
-        dex_loss=tuple(int(n) for n in data["dex_loss"]),
-        tail_dex_loss=int(data.get("tail_dex_loss", 0)),
-        dex_halvings=int(data.get("dex_halvings", 0)),
+        max_hp=_count(data["max_hp"]),
+        zone_max=tuple(_count(n) for n in data["zone_max"]),
+        damage=tuple(_count(n) for n in data["damage"]),
+        dex_loss=tuple(_count(n) for n in data["dex_loss"]),
+        tail_dex_loss=_count(data.get("tail_dex_loss", 0)),
+        dex_halvings=_count(data.get("dex_halvings", 0), count),  # once per limb lost
         treated=frozenset(hl.Zone(z) for z in data.get("treated", ())),
-        bleed_loss=int(data.get("bleed_loss", 0)),
+        bleed_loss=_count(data.get("bleed_loss", 0)),
         conditions=frozenset(hl.Condition(c) for c in data.get("conditions", ())),
         dead=bool(data.get("dead", False)),
         death_cause=cause(data.get("death_cause")),
-        dies_in=data.get("dies_in"),
+        dies_in=None if dies_in is None else _count(dies_in),
         dying_cause=cause(data.get("dying_cause")),
-        writhing_rounds=int(data.get("writhing_rounds", 0)),
+        writhing_rounds=_count(data.get("writhing_rounds", 0)),
         fired=frozenset(data.get("fired", ())),
     )
 
