@@ -33,7 +33,7 @@ from .models import (
     LogEntry,
     Side,
 )
-from .prepared import Prepared, insert, save_fields
+from .prepared import Prepared, insert, read_together, save_fields
 
 RNG = secrets.SystemRandom()
 
@@ -115,10 +115,15 @@ def _attack_pair(
     """The attacker and its target locked (``_locked_pair``), each with the conditions in
     force on it, read in one query for both: an attack asks whether the one can act and
     whether the other is helpless (``_able``, ``_helpless``)."""
-    attacker, target = _locked_pair(viewer, attacker, target)
-    running: dict[int, list[str]] = {attacker.pk: [], target.pk: []}
-    for pk, kind in _RUNNING_KINDS_OF_TWO.rows(attacker.pk, target.pk):
-        running[pk].append(kind)
+    first, second, encounter = attacker.pk, target.pk, viewer.encounter.pk
+    # (on PostgreSQL the lock and the read in one round trip, in this order)
+    with read_together(
+        (_LOCKED, (first, second, encounter)), (_RUNNING_KINDS_OF_TWO, (first, second))
+    ):
+        attacker, target = _locked_pair(viewer, attacker, target)
+        running: dict[int, list[str]] = {attacker.pk: [], target.pk: []}
+        for pk, kind in _RUNNING_KINDS_OF_TWO.rows(first, second):
+            running[pk].append(kind)
     attacker.running_kinds, target.running_kinds = running[attacker.pk], running[target.pk]
     return attacker, target
 

@@ -135,6 +135,8 @@ def test_an_attack_reads_the_conditions_of_both_sides_in_one_query(referee, enco
     # (the live renderer, when a hub renders here, reads every running one besides)
     assert len([sql for sql in conditions if " OR " in sql]) == 1, conditions
     assert len(conditions) == 1, conditions
+    if connection.vendor == "postgresql":  # with the lock on both, in one round trip
+        assert "FOR UPDATE" in conditions[0], conditions
     entry = LogEntry.objects.filter(encounter=encounter).latest("seq")
     assert entry.data.get("system", "ose") == system, entry.data
 
