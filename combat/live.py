@@ -31,7 +31,6 @@ from django.db.models import F, Model, Q, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
-from django.utils.safestring import mark_safe
 
 from .access import Viewer, referee_mark
 from .lru import Lru
@@ -581,6 +580,8 @@ def _row(
         return before.rows[pk]
 
     def render() -> str:
+        from .templatetags.fray_live import row_html  # the page's own, with no CSRF token
+
         language = audience.language
         context = {
             "combatant": combatant,
@@ -591,12 +592,18 @@ def _row(
             "action_urls": state.urls,
         }
         rest = ROWS.fetch(_rest_key(key, combatant), lambda: _html(REST, context, language))
-        return _html(ROW, context | {"rendered_rest": mark_safe(rest)}, language)
+        with translation.override(language):
+            return row_html(
+                combatant,
+                referee=audience.referee,
+                controlled=controlled,
+                show_numbers=show_numbers,
+                rest=rest,
+            )
 
     return ROWS.fetch(key, render)
 
 
-ROW = "combat/_combatant.html"
 REST = "combat/_combatant_rest.html"  # all of a row below its line, drawn apart
 
 

@@ -18,13 +18,14 @@ from django.conf import settings
 from django.template.context import Context
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.html import escape
+from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language, gettext
+from django.utils.translation import get_language, gettext, ngettext
 
 from ..entry_text import body_html
+from ..labels import HEALTH
 from ..lru import Lru
-from ..models import Combatant, LogEntry
+from ..models import Combatant, Kind, LogEntry, Side
 
 register = template.Library()
 
@@ -140,6 +141,102 @@ def log_entry(context: Context, entry: LogEntry) -> SafeString:
             on_log_page=bool(context.get("on_log_page")),
             csrf_token=context.get("csrf_token"),
             next_path=request.get_full_path() if request is not None else "",
+        )
+    )
+
+
+def row_html(
+    combatant: Combatant, *, referee: bool, controlled: bool, show_numbers: bool, rest: str
+) -> str:
+    """A combatant's row in the active language: its line (name, badges, hit points or its
+    health in words, armour class, seat, conditions) and ``rest``, all below the line.
+
+    Drawn in Python: every blow redraws the line of the one it hit once per audience and
+    language. Players see a foe's hit points only with ``show_numbers``; the referee sees
+    every number and the seat's name."""
+    c = combatant
+    own = controlled and not referee
+    classes = "combatant"
+    if c.dead:
+        classes += " dead"
+    if c.hidden:
+        classes += " hidden-from-players"
+    if own:
+        classes += " own"
+    parts = [f'<strong class="name">{escape(c.name)}</strong>']
+    if own:
+        yours = escape(gettext("your character"))
+        parts.append(f'<span class="badge yours">{yours}</span>')
+    if c.hidden:
+        hidden = escape(gettext("hidden"))
+        parts.append(f'<span class="badge">{hidden}</span>')
+    if referee:
+        if c.kind != Kind.SHIP:  # a ship's are its hull (_becmi_row.html)
+            parts.append(_hit_points(c))
+        if c.dead:
+            dead = escape(gettext("dead"))
+            parts.append(f'<span class="badge down">{dead}</span>')
+    elif c.dead:  # players learn that one is down, never how far below zero
+        parts.append(f'<span class="health down">{escape(HEALTH.get(c.health, c.health))}</span>')
+    elif c.side == Side.PARTY or show_numbers or controlled:
+        if c.kind != Kind.SHIP:
+            parts.append(_hit_points(c))
+    else:
+        health = c.health
+        label = escape(HEALTH.get(health, health))
+        parts.append(f'<span class="health {escape(health)}">{label}</span>')
+    if c.side == Side.PARTY or referee or controlled:
+        armour, short = escape(gettext("armour class")), escape(gettext("AC"))
+        parts.append(f'<span class="ac"><abbr title="{armour}">{short}</abbr> {c.ac}</span>')
+    if referee and c.seat_id and c.seat:
+        parts.append(f'<span class="seat">{escape(c.seat.name)}</span>')
+    if c.fled and not c.dead:
+        fled = escape(gettext("fled"))
+        parts.append(f'<span class="badge fled">{fled}</span>')
+    conditions = "".join(map(_condition, getattr(c, "shown_conditions", ())))
+    if conditions:
+        parts.append(conditions)
+    line, below = " ".join(parts), f" {rest}" if rest else ""
+    opening = f'<li class="{classes}" id="combatant-{c.pk}">'
+    return f'{opening} <div class="line"> {line} </div>{below} </li>'
+
+
+def _hit_points(c: Combatant) -> str:
+    said, short = escape(gettext("hit points")), escape(gettext("HP"))
+    return (
+        f'<span class="hp" title="{said}"><abbr title="{said}">{short}</abbr> '
+        f"{c.hp}/{c.hp_max}</span>"
+    )
+
+
+def _condition(condition: Any) -> str:
+    said = escape(condition.get_kind_display())
+    if condition.note:
+        said += f": {escape(condition.note)}"
+    if rounds := condition.rounds_left:
+        lasts = ngettext("%(rounds)s round", "%(rounds)s rounds", rounds) % {"rounds": rounds}
+        said += f" · {lasts}"
+    return f'<span class="badge condition">{said}</span>'
+
+
+@register.simple_tag(takes_context=True)
+def combatant_li(context: Context, combatant: Combatant) -> SafeString:
+    """``row_html`` in a template: the row below the line as the live view drew it, or drawn
+    here from ``combat/_combatant_rest.html`` with this context (a page's, with its CSRF
+    token in the forms)."""
+    rest = context.get("rendered_rest")
+    if rest is None:
+        rest = context.template.engine.get_template("combat/_combatant_rest.html").render(context)
+    else:
+        rest = conditional_escape(rest)  # as {{ rendered_rest }} was: the live view's is safe
+    viewer = context["viewer"]
+    return mark_safe(
+        row_html(
+            combatant,
+            referee=viewer.is_referee,
+            controlled=combatant.pk in context["controlled_ids"],
+            show_numbers=bool(context.get("show_numbers")),
+            rest=_BETWEEN_TAGS.sub("> <", str(rest).strip()),
         )
     )
 

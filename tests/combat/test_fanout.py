@@ -59,7 +59,8 @@ def _marker(message: str) -> tuple[int, int | None]:
 
 
 def _count_drawings(monkeypatch) -> list[str]:
-    """The templates the live views draw from now on, in order."""
+    """The templates the live views draw from now on, in order (a row's line, drawn in
+    Python, as ``LINE``)."""
     drawn: list[str] = []
     original = live._html
 
@@ -68,7 +69,19 @@ def _count_drawings(monkeypatch) -> list[str]:
         return original(template, context, language)
 
     monkeypatch.setattr(live, "_html", counting)
+    from combat.templatetags import fray_live
+
+    row_html = fray_live.row_html
+
+    def counting_lines(*args, **kwargs):  # a row's line, drawn in Python
+        drawn.append(LINE)
+        return row_html(*args, **kwargs)
+
+    monkeypatch.setattr(fray_live, "row_html", counting_lines)
     return drawn
+
+
+LINE = "a row's line"
 
 
 @pytest.fixture
@@ -466,7 +479,7 @@ async def test_a_blow_redraws_a_rows_line_and_keeps_what_is_under_it(table, monk
     await socket.receive_from(timeout=5)
     shown = row.search(await socket.receive_from(timeout=5)).group(0)
     assert "HP</abbr> 48/50" in shown and ">Attack<" in shown
-    assert drawn.count(live.ROW) == 1 and drawn.count(live.REST) == 0
+    assert drawn.count(LINE) == 1 and drawn.count(live.REST) == 0
     await sync_to_async(_damage)(referee, encounter, goblin, 48)
     shown = row.search(await socket.receive_from(timeout=5)).group(0)
     assert ">dead<" in shown and ">Attack<" not in shown

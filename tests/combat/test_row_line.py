@@ -1,0 +1,64 @@
+"""A combatant's row as every screen draws it (``combat.templatetags.fray_live.row_html``):
+who sees which numbers, what is escaped, and the words in the viewer's language."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from django.utils import translation
+
+from combat.models import Combatant, Kind, Seat, Side
+from combat.templatetags.fray_live import row_html
+
+
+def _foe(**fields) -> Combatant:
+    values = dict(pk=7, name="Gob<b>lin</b>", side=Side.FOES, kind=Kind.MONSTER, hp=3, hp_max=9)
+    foe = Combatant(**(values | dict(ac=6) | fields))
+    foe.shown_conditions = []  # as a page or the live view sets them (else read when asked)
+    return foe
+
+
+def _row(combatant, language="en", **how) -> str:
+    how = dict(referee=False, controlled=False, show_numbers=False, rest="<div>R</div>") | how
+    with translation.override(language):
+        return row_html(combatant, **how)
+
+
+def test_players_see_a_foes_health_in_words_unless_the_referee_shows_numbers() -> None:
+    foe = _foe()
+    assert '<span class="health badly">badly wounded</span>' in _row(foe)
+    assert "HP</abbr>" not in _row(foe) and 'class="ac"' not in _row(foe)
+    assert "HP</abbr> 3/9</span>" in _row(foe, show_numbers=True)
+    referee = _row(foe, referee=True, controlled=True)
+    assert "HP</abbr> 3/9</span>" in referee and "AC</abbr> 6</span>" in referee
+    assert 'class="combatant own"' not in referee, "the referee controls all, owns none"
+
+
+def test_what_a_player_typed_is_escaped_and_the_rest_kept_as_drawn() -> None:
+    foe = _foe(hidden=True)
+    foe.shown_conditions = [
+        SimpleNamespace(get_kind_display=lambda: "Paralysed", note="by <ghoul>", rounds_left=2)
+    ]
+    html = _row(foe, referee=True, controlled=True)
+    assert "Gob&lt;b&gt;lin&lt;/b&gt;" in html and "<b>" not in html
+    assert "Paralysed: by &lt;ghoul&gt; · 2 rounds</span>" in html
+    assert html.startswith('<li class="combatant hidden-from-players" id="combatant-7">')
+    assert html.endswith("</div> <div>R</div> </li>")
+
+
+def test_the_dead_the_fled_a_seat_and_a_ship_in_the_viewers_language() -> None:
+    dead = _foe(hp=-4)
+    assert '<span class="health down">' in _row(dead), "down, never how far below zero"
+    assert "-4" not in _row(dead)
+    hero = Combatant(pk=3, name="Aldric", side=Side.PARTY, kind=Kind.CHARACTER, hp=5, hp_max=9)
+    hero.ac, hero.fled, hero.seat = 4, True, Seat(pk=1, name="Anna")
+    hero.shown_conditions = []
+    mine = _row(hero, "cs", controlled=True)
+    assert 'class="combatant own"' in mine and "badge yours" in mine
+    assert "badge fled" in mine and "Anna" not in mine, "only the referee sees the seat"
+    assert '<span class="seat">Anna</span>' in _row(hero, referee=True, controlled=True)
+    ship = _foe(kind=Kind.SHIP)
+    assert "HP</abbr>" not in _row(ship, referee=True, controlled=True), "its hull instead"
+    with translation.override("cs"):
+        said = translation.gettext("AC")
+    assert said != "AC" and f">{said}</abbr> 4</span>" in mine
