@@ -229,12 +229,11 @@ def combatant_li(context: Context, combatant: Combatant) -> SafeString:
         rest = context.template.engine.get_template("combat/_combatant_rest.html").render(context)
     else:
         rest = conditional_escape(rest)  # as {{ rendered_rest }} was: the live view's is safe
-    viewer = context["viewer"]
     return mark_safe(
         row_html(
             combatant,
-            referee=viewer.is_referee,
-            controlled=combatant.pk in context["controlled_ids"],
+            referee=bool(getattr(context.get("viewer"), "is_referee", False)),
+            controlled=combatant.pk in (context.get("controlled_ids") or ()),
             show_numbers=bool(context.get("show_numbers")),
             rest=_BETWEEN_TAGS.sub("> <", str(rest).strip()),
         )
