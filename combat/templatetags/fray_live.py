@@ -23,9 +23,9 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, ngettext
 
 from ..entry_text import body_html
-from ..labels import HEALTH
 from ..lru import Lru
 from ..models import Combatant, Kind, LogEntry, Side
+from .fray import health_label
 
 register = template.Library()
 
@@ -176,15 +176,12 @@ def row_html(
         if c.dead:
             dead = escape(gettext("dead"))
             parts.append(f'<span class="badge down">{dead}</span>')
-    elif c.dead:  # players learn that one is down, never how far below zero
-        parts.append(f'<span class="health down">{escape(HEALTH.get(c.health, c.health))}</span>')
-    elif c.side == Side.PARTY or show_numbers or controlled:
-        if c.kind != Kind.SHIP:
-            parts.append(_hit_points(c))
-    else:
+    elif c.dead or not (c.side == Side.PARTY or show_numbers or controlled):
+        # Health in words: players learn that one is down, never how far below zero.
         health = c.health
-        label = escape(HEALTH.get(health, health))
-        parts.append(f'<span class="health {escape(health)}">{label}</span>')
+        parts.append(f'<span class="health {escape(health)}">{escape(health_label(health))}</span>')
+    elif c.kind != Kind.SHIP:
+        parts.append(_hit_points(c))
     if c.side == Side.PARTY or referee or controlled:
         armour, short = escape(gettext("armour class")), escape(gettext("AC"))
         parts.append(f'<span class="ac"><abbr title="{armour}">{short}</abbr> {c.ac}</span>')
