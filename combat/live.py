@@ -433,33 +433,62 @@ def _reread(
 
     The rows are read as the database stores them, by a prepared query (``combat.prepared``),
     and only the rows that differ from the previous load become instances again (a combatant
-    has some fifty columns: making instances of them was most of a load). A row changed
-    between the two reads is read again next time: what is remembered of it is the first
-    read's."""
-    now = _STORED[model].rows(encounter.pk)
+    has some fifty columns: making instances of them was most of a load). A changed row
+    the previous load had becomes one from what was just read, with the columns left out of
+    that read (set once, when the row was made) from its previous instance: no second
+    query, which on PostgreSQL is a second wait. Only a new row is read again, whole; one
+    gone meanwhile is left out."""
+    read = _STORED[model]
+    now = read.rows(encounter.pk)
     stored[model] = {row[0]: row for row in now}
     kept = _instances(previous, model) if previous is not None else {}
     before = previous.stored.get(model, {}) if previous is not None else {}
-    changed = {row[0] for row in now if row[0] not in kept or before.get(row[0]) != row}
-    if len(changed) > _FEW:
-        fresh = {obj.pk: obj for obj in _ALL[model](encounter.pk) if obj.pk in changed}
+    fresh: dict[int, Model] = {}
+    new: list[int] = []
+    for row in now:
+        pk = row[0]
+        if pk not in kept:
+            new.append(pk)
+        elif before.get(pk) != row:
+            fresh[pk] = _remade(model, kept[pk], read.values(row))
+    if len(new) > _FEW:
+        fresh |= {obj.pk: obj for obj in _ALL[model](encounter.pk) if obj.pk in new}
     else:
-        fresh = {obj.pk: obj for pk in changed for obj in _ONE[model](pk)}
-    found = (fresh.get(row[0]) if row[0] in changed else kept[row[0]] for row in now)
-    return [obj for obj in found if obj is not None]  # None: gone between the two reads
+        fresh |= {obj.pk: obj for pk in new for obj in _ONE[model](pk)}
+    found = (fresh[row[0]] if row[0] in fresh else kept.get(row[0]) for row in now)
+    return [obj for obj in found if obj is not None]  # None: a new row gone meanwhile
+
+
+def _remade(model: type[Model], kept: Model, values: list[Any]) -> Model:
+    """A new instance of ``kept``'s row with ``values``, the columns ``_stored`` reads, as
+    ``from_db`` makes instances; the columns it does not read are ``kept``'s."""
+    by_name = dict(zip(_STORED_NAMES[model], values, strict=True))
+    names = _ALL_NAMES[model]
+    return model.from_db(
+        kept._state.db,
+        names,
+        [by_name[name] if name in by_name else getattr(kept, name) for name in names],
+    )
+
+
+def _stored_names(model: type[Model]) -> tuple[str, ...]:
+    """The columns of ``model``'s rows that can change, the id first: all but those set once
+    when a row is made (``auto_now_add``), whose dates SQLite's driver would parse for every
+    row and load only to find them as they were."""
+    fields = model._meta.concrete_fields
+    return tuple(f.attname for f in fields if not getattr(f, "auto_now_add", False))
 
 
 def _stored(model: type[Model]) -> Prepared:
-    """The columns of an encounter's rows of ``model`` that can change, as stored, the id
-    first: all but those set once when a row is made (``auto_now_add``), whose dates SQLite's
-    driver would parse for every row and load only to find them as they were."""
-    fields = model._meta.concrete_fields
-    names = [f.attname for f in fields if not getattr(f, "auto_now_add", False)]
+    """An encounter's rows of ``model`` as stored, the columns ``_stored_names`` names."""
+    names = _stored_names(model)
     return Prepared(lambda pk: model._default_manager.filter(encounter=pk).values_list(*names))
 
 
-_FEW = 4  # rows changed at most to read them one by one, rather than all
+_FEW = 4  # new rows at most to read them one by one, rather than all
 _STORED = {m: _stored(m) for m in (Combatant, Seat)}
+_STORED_NAMES = {m: _stored_names(m) for m in (Combatant, Seat)}
+_ALL_NAMES = {m: tuple(f.attname for f in m._meta.concrete_fields) for m in (Combatant, Seat)}
 _ONE = {m: Prepared(lambda pk, m=m: m._default_manager.filter(pk=pk)) for m in (Combatant, Seat)}
 _ALL = {
     m: Prepared(lambda pk, m=m: m._default_manager.filter(encounter=pk)) for m in (Combatant, Seat)

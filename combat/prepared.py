@@ -65,12 +65,7 @@ class Prepared:
         start, end = plan.fields
         made = []
         for raw in rows:
-            row = list(raw)
-            for column, functions, expression in plan.converters:
-                value = row[column]
-                for function in functions:
-                    value = function(value, expression, connection)
-                row[column] = value
+            row = _converted(plan, raw, connection)
             obj = plan.model.from_db(using, plan.names, row[start:end])
             for attribute, column in plan.annotations:
                 setattr(obj, attribute, row[column])
@@ -81,6 +76,15 @@ class Prepared:
         """The rows as the database gives them, unconverted (for a ``values_list`` of plain
         columns: ids, numbers, text)."""
         return self._fetch(self._plan(len(values), using), values, using)
+
+    def values(self, raw: tuple[Any, ...], using: str = "default") -> list[Any]:
+        """``raw``, a row ``rows`` gave, as Django's converters make it: what a row of the
+        ``values_list`` holds, each value as the model's attribute would (booleans, dates,
+        JSON, decimals)."""
+        plan = self._plans.get(using)
+        if plan is None:
+            raise ValueError("values() of a row that rows() did not give")
+        return _converted(plan, raw, connections[using])
 
     def _fetch(self, plan: _Plan, values: tuple[Any, ...], using: str) -> list[tuple[Any, ...]]:
         read = _READ_AHEAD.__dict__.get(using)
@@ -97,6 +101,16 @@ class Prepared:
         if plan is None:
             plan = self._plans[using] = _planned(self.build(*_STAND_INS[:arity]), arity, using)
         return plan
+
+
+def _converted(plan: _Plan, raw: tuple[Any, ...], connection: Any) -> list[Any]:
+    row = list(raw)
+    for column, functions, expression in plan.converters:
+        value = row[column]
+        for function in functions:
+            value = function(value, expression, connection)
+        row[column] = value
+    return row
 
 
 def _planned(queryset: models.QuerySet[Any], arity: int, using: str) -> _Plan:

@@ -4,6 +4,7 @@ same as read whole (the log's windows for the referee and for players)."""
 from __future__ import annotations
 
 import random
+from decimal import Decimal
 from collections.abc import Iterator
 
 import pytest
@@ -76,9 +77,9 @@ def test_a_state_read_since_the_last_one_has_the_logs_a_whole_reading_has():
         previous = state
 
 
-def test_on_postgresql_a_state_read_since_the_last_one_asks_the_database_twice():
+def test_on_postgresql_a_state_read_since_the_last_one_asks_the_database_once():
     """Across the network every query is a wait: a load after a blow asks for everything in
-    one list of statements, then for the one row that changed."""
+    one list of statements, and makes the row that changed from what that read."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -90,7 +91,7 @@ def test_on_postgresql_a_state_read_since_the_last_one_asks_the_database_twice()
     _change_at_random(encounter, [goblin], random.Random(1), 0, undo=0, roll=0)
     with CaptureQueriesContext(connection) as asked:
         state = State.load(encounter.pk, referee=True, players=True, previous=previous)
-    assert len(asked) == 2, [q["sql"][:80] for q in asked]
+    assert len(asked) == 1, [q["sql"][:80] for q in asked]
     _same_logs(state, State.load(encounter.pk, referee=True, players=True))
     assert state.by_pk[goblin.pk].hp == 499
 
@@ -144,6 +145,10 @@ def test_a_state_read_since_the_last_one_has_the_rows_a_whole_reading_has():
     changes = [
         lambda: Combatant.objects.filter(pk=goblin.pk).update(hp=4),
         lambda: Combatant.objects.filter(pk=hero.pk).update(zones={"plan": [1]}, notes="torch"),
+        # Every kind of column a changed row is made again from: decimals, booleans, JSON.
+        lambda: Combatant.objects.filter(pk=hero.pk).update(
+            height_ft=Decimal("5.75"), hidden=True, skills=[{"name": "Climb", "target": 5}]
+        ),
         lambda: monster(encounter, "Another goblin"),
         lambda: Seat.objects.filter(pk=seat.pk).update(name="Anna K."),
         lambda: Combatant.objects.filter(pk=goblin.pk).delete(),
@@ -158,6 +163,26 @@ def test_a_state_read_since_the_last_one_has_the_rows_a_whole_reading_has():
             was = previous.by_pk.get(c.pk)
             if was is not None and _rows_of(was) == _rows_of(c):
                 assert c is was, "an unchanged row is not made again"
+
+
+def test_a_row_changed_since_the_last_state_is_made_from_the_load_without_reading_it_again():
+    """A blow changes a row the last state had: the load's one read of the encounter's rows
+    is enough to make it again, with what was set when it was made (its creation time)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    encounter = Encounter.objects.create(name="Crypt")
+    goblin = monster(encounter, "Goblin", hp_max=9, hp=9)
+    previous = State.load(encounter.pk)
+    Combatant.objects.filter(pk=goblin.pk).update(hp=4)
+    with CaptureQueriesContext(connection) as asked:
+        state = State.load(encounter.pk, previous=previous)
+    reads_of_one = [q["sql"] for q in asked if '"combat_combatant"."id" =' in q["sql"]]
+    assert reads_of_one == []
+    made = state.by_pk[goblin.pk]
+    assert made is not previous.by_pk[goblin.pk]
+    assert (made.hp, made.created, made._state.adding) == (4, goblin.created, False)
+    assert _rows_of(made) == _rows_of(Combatant.objects.get(pk=goblin.pk))
 
 
 def test_what_each_row_shows_read_since_the_last_state_is_what_a_whole_reading_shows():
