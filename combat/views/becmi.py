@@ -16,13 +16,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from rules.errors import RulesError
 
-from .. import actions
 from .. import becmi_forms as forms
 from .. import becmi_special as special
 from ..access import Viewer, viewer_for
-from ..errors import Refused, message_for
+from ..errors import Refused
 from ..models import LogEntry, RulesSystem, Wrestle
-from .common import panel_reply
+from .common import act_once, panel_reply
 from .rolls import _refuse_foreign_actor
 
 # Each panel: its form, the action its cleaned data goes to, and whether only the referee may.
@@ -83,19 +82,10 @@ def _act(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
         _refuse_foreign_actor(request, viewer)
         _refuse_foreign_wrestle(request, viewer)
         form = form_class(request.POST, viewer=viewer)
-        done, entry = actions.first_result(viewer, request.POST.get("once", ""))
+        once = request.POST.get("once", "")
+        done, entry = act_once(viewer, once, form, lambda: act(viewer, **form.cleaned_data))
         if done:
             return _acted(request, viewer, panel, form, entry)
-        if form.is_valid():
-            try:
-                result = act(viewer, **form.cleaned_data)
-            except (RulesError, Refused) as error:
-                form.add_error(None, message_for(error))
-            except actions.Repeated as repeated:
-                entry = actions.first_result(viewer, repeated.key)[1]
-                return _acted(request, viewer, panel, form, entry)
-            else:
-                return _acted(request, viewer, panel, form, result)
     else:
         initial = {k: v for k, v in request.GET.items() if k in PREFILL}
         form = form_class(viewer=viewer, initial=initial)

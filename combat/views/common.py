@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -10,9 +11,37 @@ from django.http.request import split_domain_port
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
+from rules.errors import RulesError
+
+from .. import actions
 from ..access import Viewer
+from ..errors import Refused, message_for
 from ..forms import EncounterSettingsForm
 from ..live import live_context
+
+Result = TypeVar("Result")
+
+
+def act_once(
+    viewer: Viewer, once: str, form: Any, act: Callable[[], Result]
+) -> tuple[bool, Result | Any]:
+    """Validate ``form`` and ``act``, once per one-time key ``once``: ``(True, result)`` when
+    the action went through, now or before (a double tap, a retried request: then the entry
+    the first sending made); ``(False, None)``, the reason in the form's errors, otherwise.
+
+    Whether the key was used is asked only when this sending did not go through: the action
+    claims its key as it applies (``actions._claim``), a key used before rolling the whole
+    action back; and a sending that finds something wrong (a target the first sending
+    killed) is told what the first one did instead. So an action that goes through asks the
+    database nothing more for its key (on PostgreSQL, one wait less)."""
+    if form.is_valid():
+        try:
+            return True, act()
+        except actions.Repeated:
+            pass
+        except (RulesError, Refused) as error:
+            form.add_error(None, message_for(error))
+    return actions.first_result(viewer, once)
 
 
 def encounter_url(viewer: Viewer) -> str:

@@ -16,12 +16,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from rules.errors import RulesError
 
-from .. import actions, group
+from .. import group
 from ..access import Viewer, referee_for, viewer_for
 from ..errors import Refused, message_for
 from ..group_forms import AreaEffectForm, GroupAttackForm, GroupForm
 from ..models import LogEntry, PendingSave, RulesSystem
-from .common import panel_reply
+from .common import act_once, panel_reply
 
 # Each panel: its form, and the action its ``action_arguments`` are handed to.
 PANELS = {
@@ -45,20 +45,11 @@ def _group_view(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
     if request.method != "POST":
         return _reply(request, viewer, panel, form_class(viewer=viewer))
     form = form_class(request.POST, viewer=viewer)
-    # Sent before: what the first sending did, before validating against what it changed.
-    done, entry = actions.first_result(viewer, request.POST.get("once", ""))
+    once = request.POST.get("once", "")
+    # Every entry the action made; the first one stands for them (as a key's first result).
+    done, entry = act_once(viewer, once, form, lambda: act(viewer, **form.action_arguments())[0])
     if done:
         return _applied(request, viewer, panel, form, entry)
-    if form.is_valid():
-        try:
-            entries = act(viewer, **form.action_arguments())
-        except (RulesError, Refused) as error:
-            form.add_error(None, message_for(error))
-        except actions.Repeated as repeated:
-            entry = actions.first_result(viewer, repeated.key)[1]
-            return _applied(request, viewer, panel, form, entry)
-        else:
-            return _applied(request, viewer, panel, form, entries[0])
     return _reply(request, viewer, panel, form)
 
 

@@ -14,8 +14,6 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from rules.errors import RulesError
-
 from .. import actions, becmi, dolmenwood, odds, system_forms
 from ..access import Viewer, referee_for, viewer_for
 from ..errors import Refused, message_for
@@ -29,7 +27,7 @@ from ..forms import (
     SaveForm,
 )
 from ..models import LogEntry
-from .common import panel_reply
+from .common import act_once, panel_reply
 
 
 def _refuse_foreign_actor(request: HttpRequest, viewer: Viewer) -> None:
@@ -93,22 +91,10 @@ def _roll_view(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
     if request.method == "POST":
         _refuse_foreign_actor(request, viewer)
         form = form_class(request.POST, viewer=viewer)
-        # Sent before (a double tap, a retried request): show what the first sending did,
-        # before validating anything the first one may have changed (a target it killed).
-        done, entry = actions.first_result(viewer, request.POST.get("once", ""))
+        once = request.POST.get("once", "")
+        done, entry = act_once(viewer, once, form, lambda: act(viewer, **form.cleaned_data))
         if done:
             return _rolled(request, viewer, panel, form, entry)
-        if form.is_valid():
-            try:
-                entry = act(viewer, **form.cleaned_data)
-            except (RulesError, Refused) as error:
-                form.add_error(None, message_for(error))
-            except actions.Repeated as repeated:
-                return _rolled(
-                    request, viewer, panel, form, actions.first_result(viewer, repeated.key)[1]
-                )
-            else:
-                return _rolled(request, viewer, panel, form, entry)
     else:
         form = form_class(viewer=viewer, initial=_initial(request))
     return panel_reply(request, viewer, panel, form=form, odds=odds.for_form(form))

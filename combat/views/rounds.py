@@ -13,7 +13,6 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from rules import rounds as rules
-from rules.errors import RulesError
 
 from .. import actions, rounds
 from ..access import Viewer, referee_for
@@ -27,7 +26,7 @@ from ..round_forms import (
     MoraleForm,
     StartFightForm,
 )
-from .common import panel_reply
+from .common import act_once, panel_reply
 
 
 def _panel(
@@ -81,17 +80,7 @@ def _act(
 ) -> HttpResponse:
     """Validate, act once (a form sent twice shows what the first sending did), and answer
     with the result and what comes next (``then``: the next panel and its form)."""
-    once = request.POST.get("once", "")
-    done, entry = actions.first_result(viewer, once)
-    if not done and form.is_valid():
-        try:
-            entry = act()
-        except (RulesError, Refused) as error:
-            form.add_error(None, message_for(error))
-            return _panel(request, viewer, panel, form)
-        except actions.Repeated as repeated:
-            entry = actions.first_result(viewer, repeated.key)[1]
-        done = True
+    done, entry = act_once(viewer, request.POST.get("once", ""), form, act)
     if not done:
         return _panel(request, viewer, panel, form)
     if then is None:

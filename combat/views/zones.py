@@ -9,16 +9,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from rules.errors import RulesError
-
-from .. import actions, zones
+from .. import zones
 from ..access import Viewer, referee_for, viewer_for
 from ..body_fields import directions_for, preview_plan
-from ..errors import Refused, message_for
 from ..forms import _by_pk
 from ..models import Combatant
 from ..zone_forms import ZoneForm
-from .common import panel_reply
+from .common import act_once, panel_reply
 
 
 def _combatant(viewer: Viewer, pk: int) -> Combatant:
@@ -71,17 +68,9 @@ def zone(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         form = ZoneForm(viewer=viewer, combatant=combatant, initial=wanted)
         return _panel(request, viewer, combatant, form)
     form = ZoneForm(request.POST, viewer=viewer, combatant=combatant)
-    done, entry = actions.first_result(viewer, request.POST.get("once", ""))
+    done, entry = act_once(viewer, request.POST.get("once", ""), form, lambda: _act(viewer, form))
     if not done:
-        if not form.is_valid():
-            return _panel(request, viewer, combatant, form)
-        try:
-            entry = _act(viewer, form)
-        except (RulesError, Refused) as error:
-            form.add_error(None, message_for(error))
-            return _panel(request, viewer, combatant, form)
-        except actions.Repeated as repeated:
-            entry = actions.first_result(viewer, repeated.key)[1]
+        return _panel(request, viewer, combatant, form)
     fresh_viewer = dataclasses.replace(viewer)
     combatant.refresh_from_db()
     fresh = ZoneForm(viewer=fresh_viewer, combatant=combatant, initial=form.kept_values())
