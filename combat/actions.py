@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connections, router, transaction
 from django.db.models import Model, Q
 
 from rules import dice, ose
@@ -28,12 +28,20 @@ from .models import (
     Combatant,
     Condition,
     ConditionKind,
+    Encounter,
     EntryKind,
     HelplessRule,
     LogEntry,
     Side,
 )
-from .prepared import Prepared, insert, read_together, save_fields
+from .prepared import (
+    Prepared,
+    insert,
+    inserted_fields,
+    inserted_values,
+    read_together,
+    save_fields,
+)
 
 RNG = secrets.SystemRandom()
 
@@ -167,26 +175,96 @@ def _record(
         public = _public_outcome(viewer, effects)
         if public:
             data = data | {"public": public}
-    seq = encounter.bump(public=not secret or "public" in data)
-    entry = insert(
-        LogEntry(
-            encounter=encounter,
-            seq=seq,
-            public_seq=encounter.public_seq if not secret or "public" in data else None,
-            kind=kind,
-            actor=viewer.actor_name,
-            by_referee=viewer.is_referee,
-            seat=viewer.seat,
-            secret=secret,
-            data=data,
-            effects=list(effects),
-            undoes=undoes,
-        )
+    entry = LogEntry(
+        encounter=encounter,
+        kind=kind,
+        actor=viewer.actor_name,
+        by_referee=viewer.is_referee,
+        seat=viewer.seat,
+        secret=secret,
+        data=data,
+        effects=list(effects),
+        undoes=undoes,
     )
+    public = not secret or "public" in data
+    connection = connections[router.db_for_write(LogEntry)]
+    if connection.vendor == "postgresql":
+        _numbered_together(connection, entry, public, once)
+    else:
+        entry.seq = encounter.bump(public=public)
+        entry.public_seq = encounter.public_seq if public else None
+        insert(entry)
+        _claim(viewer, once, entry)
     entry.undo_seq = None  # nothing has undone it yet: no query to ask (LogEntry.undone_seq)
-    _claim(viewer, once, entry)
     announce(encounter)
     return entry
+
+
+def _numbered_together(connection: Any, entry: LogEntry, public: bool, once: str) -> None:
+    """What ``_record`` does in three statements, in one: the encounter's numbers moved on
+    (``Encounter.bump``), ``entry`` stored at them, and the one-time key ``once`` claimed
+    for it (``_claim``), raising ``Repeated`` when it was claimed before. On PostgreSQL each
+    statement is a wait for another process, and every change makes these three."""
+    encounter = entry.encounter
+    sql, entry_fields, key_fields = _numbered_sql(connection, public, bool(once))
+    params: list[Any] = [encounter.pk, *inserted_values(entry, entry_fields, connection)]
+    if once:
+        key = ActionKey(encounter=encounter, key=once)
+        params += inserted_values(key, key_fields, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        entry.pk, entry.seq, entry.public_seq, encounter.public_seq, claimed = cursor.fetchone()
+    entry._state.adding, entry._state.db = False, connection.alias
+    encounter.seq = entry.seq
+    if not claimed:
+        raise Repeated(once)
+
+
+# The statement of ``_numbered_together``, by (public, with a key), and the fields whose
+# values it takes: the entry's, then the key's.
+_NUMBERED: dict[tuple[bool, bool], tuple[str, list[Any], list[Any]]] = {}
+
+
+def _numbered_sql(connection: Any, public: bool, claims: bool) -> tuple[str, list[Any], list[Any]]:
+    found = _NUMBERED.get((public, claims))
+    if found is not None:
+        return found
+    quote = connection.ops.quote_name
+    seq, public_seq, pk = quote("seq"), quote("public_seq"), quote("id")
+    moved = (
+        f"UPDATE {quote(Encounter._meta.db_table)} SET {seq} = {seq} + 1, "
+        f"{public_seq} = {public_seq} + {int(public)} WHERE {pk} = %s "
+        f"RETURNING {seq}, {public_seq}"
+    )
+    at = {"seq": f"(SELECT {seq} FROM moved)"}
+    at["public_seq"] = f"(SELECT {public_seq} FROM moved)" if public else "NULL"
+    entry_sql, entry_fields = _insert_with(connection, LogEntry, at)
+    sql = f"WITH moved AS ({moved}), entry AS ({entry_sql} RETURNING {pk}, {seq}, {public_seq})"
+    key_fields: list[Any] = []
+    claimed = "TRUE"
+    if claims:
+        key_sql, key_fields = _insert_with(
+            connection, ActionKey, {"entry_id": f"(SELECT {pk} FROM entry)"}
+        )
+        sql += f", claimed AS ({key_sql} ON CONFLICT DO NOTHING RETURNING 1)"
+        claimed = "EXISTS (SELECT 1 FROM claimed)"
+    sql += f" SELECT {pk}, {seq}, {public_seq}, (SELECT {public_seq} FROM moved), {claimed}"
+    sql += " FROM entry"
+    found = _NUMBERED[public, claims] = (sql, entry_fields, key_fields)
+    return found
+
+
+def _insert_with(
+    connection: Any, model: type[Model], given: dict[str, str]
+) -> tuple[str, list[Any]]:
+    """An INSERT of a new ``model`` row with the SQL expressions ``given`` (by field) for
+    some of its values, and the fields whose values are its parameters, in order."""
+    quote = connection.ops.quote_name
+    fields = inserted_fields(model)
+    names = ", ".join(quote(field.column) for field in fields)
+    values = ", ".join(given.get(field.attname, "%s") for field in fields)
+    sql = f"INSERT INTO {quote(model._meta.db_table)} ({names}) VALUES ({values})"
+    return sql, [field for field in fields if field.attname not in given]
 
 
 def touch(viewer: Viewer, once: str = "") -> None:

@@ -215,9 +215,7 @@ def insert(instance: Saved, *, unless_there: bool = False, using: str = "default
     found = _INSERTS.get(key)
     if found is None:
         quote, meta = connection.ops.quote_name, model._meta
-        if meta.parents:
-            raise ValueError("insert() writes one table: not for a model with a parent")
-        fields = [f for f in meta.concrete_fields if not f.primary_key or not f.db_returning]
+        fields = inserted_fields(model)
         names = ", ".join(quote(field.column) for field in fields)
         marks = ", ".join(["%s"] * len(fields))
         returning = connection.features.can_return_columns_from_insert
@@ -228,11 +226,7 @@ def insert(instance: Saved, *, unless_there: bool = False, using: str = "default
             sql += f" RETURNING {quote(meta.pk.column)}"
         found = _INSERTS[key] = (sql, fields, returning)
     sql, fields, returning = found
-    if instance.pk is not None and model._meta.pk.db_returning:
-        raise ValueError("insert() writes new rows, whose id the database gives")
-    values = [
-        field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields
-    ]
+    values = inserted_values(instance, fields, connection)
     with connection.cursor() as cursor:
         cursor.execute(sql, values)
         if returning:
@@ -245,6 +239,25 @@ def insert(instance: Saved, *, unless_there: bool = False, using: str = "default
     instance.pk = pk
     instance._state.adding, instance._state.db = False, using
     return instance
+
+
+def inserted_fields(model: type[models.Model]) -> list[models.Field[Any, Any]]:
+    """The fields an INSERT of a new ``model`` row writes, in order: all but an id the
+    database gives. Only for a model of its own table (no parent model)."""
+    meta = model._meta
+    if meta.parents:
+        raise ValueError("insert() writes one table: not for a model with a parent")
+    return [f for f in meta.concrete_fields if not f.primary_key or not f.db_returning]
+
+
+def inserted_values(
+    instance: models.Model, fields: list[models.Field[Any, Any]], connection: Any
+) -> list[Any]:
+    """What an INSERT of ``instance``, a new row, writes in ``fields``, as ``save`` prepares
+    it (a default, an ``auto_now_add`` time, JSON)."""
+    if instance.pk is not None and type(instance)._meta.pk.db_returning:
+        raise ValueError("insert() writes new rows, whose id the database gives")
+    return [field.get_db_prep_save(field.pre_save(instance, True), connection) for field in fields]
 
 
 # Rows read ahead by ``read_together``, by database alias, then by (query, values): each

@@ -244,3 +244,48 @@ def test_a_bump_moves_the_numbers_on_by_one_where_the_database_returns_them_or_n
     Encounter.objects.filter(pk=encounter.pk).delete()
     with pytest.raises(Encounter.DoesNotExist):
         encounter.bump()
+
+
+@pytest.mark.django_db
+def test_an_entry_takes_the_next_numbers_and_its_key_in_one_statement_on_postgresql():
+    """Every change moves the numbers on, stores its log entry at them and claims its
+    one-time key. On PostgreSQL, where each statement is a wait, the three go as one; on
+    every database the rows written are the same, and a key used before applies nothing."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from combat import actions
+    from combat.access import Viewer
+    from combat.models import ActionKey
+    from rules import dice
+
+    encounter = Encounter.objects.create(name="Keep")
+    referee = Viewer(encounter, is_referee=True, seat=None)
+    d20 = dice.parse("1d20")
+    start = (encounter.seq, encounter.public_seq)
+    with CaptureQueriesContext(connection) as queries:
+        public = actions.free_roll(referee, expression=d20, label="", entered=None, once="k1")
+    asked = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]  # (the test's own)
+    assert len(asked) == (1 if connection.vendor == "postgresql" else 3), asked
+    secret = actions.free_roll(referee, expression=d20, label="", entered=None, secret=True)
+    assert (public.seq, public.public_seq) == (start[0] + 1, start[1] + 1)
+    assert (secret.seq, secret.public_seq) == (start[0] + 2, None)
+    assert (encounter.seq, encounter.public_seq) == (start[0] + 2, start[1] + 1)
+    for made in (public, secret):
+        stored = LogEntry.objects.get(pk=made.pk)
+        assert (stored.seq, stored.public_seq, stored.secret) == (
+            made.seq,
+            made.public_seq,
+            made.secret,
+        )
+        assert (stored.data, stored.created, stored.encounter_id) == (
+            made.data,
+            made.created,
+            encounter.pk,
+        )
+    assert ActionKey.objects.get(encounter=encounter, key="k1").entry_id == public.pk
+    with pytest.raises(actions.Repeated):
+        actions.free_roll(referee, expression=d20, label="", entered=None, once="k1")
+    encounter.refresh_from_db()
+    assert (encounter.seq, encounter.public_seq) == (start[0] + 2, start[1] + 1)
+    assert LogEntry.objects.filter(encounter=encounter).count() == 2
