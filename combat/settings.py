@@ -146,13 +146,16 @@ def _database_from_url(url: str) -> dict[str, object]:
     if parts.scheme not in {"postgres", "postgresql"}:
         raise ImproperlyConfigured(f"DATABASE_URL must be postgres://…, not {parts.scheme!r}")
     return {
-        "ENGINE": "django.db.backends.postgresql",
+        # Django's, with a connection a request has just used not checked again
+        # (combat.postgresql.base).
+        "ENGINE": "combat.postgresql",
         "NAME": unquote(parts.path.lstrip("/")),
         "USER": unquote(parts.username or ""),
         "PASSWORD": unquote(parts.password or ""),
         "HOST": parts.hostname or "",
         "PORT": str(parts.port or ""),
-        # Kept between requests (see the note above ``DATABASES``), checked before reuse.
+        # Kept between requests (see the note above ``DATABASES``), checked before reuse
+        # once idle for a second.
         "CONN_MAX_AGE": 60,
         "CONN_HEALTH_CHECKS": True,
     }

@@ -70,7 +70,7 @@ def test_database_url_gives_postgresql_settings() -> None:
     database = fray_settings._database_from_url(
         "postgres://fray:p%40ss%2Fword@db.example:5433/fray_table"
     )
-    assert database["ENGINE"] == "django.db.backends.postgresql"
+    assert database["ENGINE"] == "combat.postgresql"
     assert database["NAME"] == "fray_table"
     assert database["USER"] == "fray"
     assert database["PASSWORD"] == "p@ss/word"
