@@ -41,6 +41,7 @@ def _request() -> None:
 
 def test_a_connection_a_request_just_used_is_not_checked_again(monkeypatch):
     assert connection.settings_dict["CONN_HEALTH_CHECKS"]
+    connection.ensure_connection()  # (a new connection is not checked: it was just made)
     checks = _is_usable_calls(monkeypatch)
     connection.fine_at -= 5  # (however the tests before left it)
     _request()  # not seen to end a request lately: checked
