@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
@@ -19,12 +19,8 @@ from ..errors import Refused, message_for
 from ..forms import EncounterSettingsForm
 from ..live import live_context
 
-Result = TypeVar("Result")
 
-
-def act_once(
-    viewer: Viewer, once: str, form: Any, act: Callable[[], Result]
-) -> tuple[bool, Result | Any]:
+def act_once(viewer: Viewer, once: str, form: Any, act: Callable[[], Any]) -> tuple[bool, Any]:
     """Validate ``form`` and ``act``, once per one-time key ``once``: ``(True, result)`` when
     the action went through, now or before (a double tap, a retried request: then the entry
     the first sending made); ``(False, None)``, the reason in the form's errors, otherwise.
