@@ -21,7 +21,7 @@ from rules.core import Modifier
 from . import classes
 from .access import Viewer
 from .errors import Refused
-from .live import announce
+from .live import announce, keep_read, table_ahead
 from .models import (
     HP_FLOOR,
     ActionKey,
@@ -40,6 +40,7 @@ from .prepared import (
     inserted_fields,
     inserted_values,
     read_together,
+    run_then_read,
     save_fields,
 )
 
@@ -211,13 +212,17 @@ def _numbered_together(connection: Any, entry: LogEntry, public: bool, once: str
     if once:
         key = ActionKey(encounter=encounter, key=once)
         params += inserted_values(key, key_fields, connection)
+    # The table as this change leaves it, read in the same round trip (``live.keep_read``).
+    since, ahead = table_ahead(encounter)
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        entry.pk, entry.seq, entry.public_seq, encounter.public_seq, claimed = cursor.fetchone()
+        row, read = run_then_read(cursor, sql, params, ahead, using=connection.alias)
+    entry.pk, entry.seq, entry.public_seq, encounter.public_seq, claimed = row
     entry._state.adding, entry._state.db = False, connection.alias
     encounter.seq = entry.seq
     if not claimed:
         raise Repeated(once)
+    if read is not None:
+        keep_read(connection, entry.seq, since, read)
 
 
 # The statement of ``_numbered_together``, by (public, with a key), and the fields whose

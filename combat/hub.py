@@ -11,7 +11,10 @@ Bursts coalesce without waiting: while a render is under way, the announcements 
 are only noted, and one more render afterwards covers them all. Other processes' changes are
 rendered on one thread of their own; a change made here is rendered and sent by the request
 that made it, before it draws its answer (``render_here``), and announced only if something
-else could hear of it (``heard_alone``). Renders take turns
+else could hear of it (``heard_alone``). On PostgreSQL a change comes with the table as it
+left it, read in its own last statement (``live.keep_read``): the request renders from that,
+and announces it with the change, so a worker whose state it follows renders with no load
+of its own. Renders take turns
 (``RENDER_LOCK``), the fragment caches being shared; the last one's combatants serve this
 process's requests at the same number (``rows_at``).
 """
@@ -32,8 +35,9 @@ from asgiref.sync import SyncToAsync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.db import InterfaceError, OperationalError, connection
 
-from .live import Audience, State, View, build_views
+from .live import Audience, State, View, build_views, decoded, read_follows
 from .models import Combatant, Encounter, Seat
+from .prepared import Read, reading
 
 logger = logging.getLogger(__name__)
 Row = TypeVar("Row", Combatant, Seat)
@@ -47,6 +51,9 @@ LINGER_SECONDS = 30.0
 
 # How long the request that made a change waits for it to be sent before drawing its answer.
 SEND_WAIT_SECONDS = 0.25
+# How long it waits for the change's announcement to other workers to leave, before it
+# renders the change (``TableHub.announce``).
+ANNOUNCE_WAIT_SECONDS = 0.05
 
 # Renders, and the few reads the hub makes itself, on one thread with one database connection.
 RENDER_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fray-live")
@@ -91,6 +98,8 @@ class TableHub:
     # Audiences a socket asked for before it joined (its first view, on connect).
     asked: set[Audience] = field(default_factory=set)
     announcing: set[asyncio.Task[None]] = field(default_factory=set)  # see ``announce``
+    # The newest change announced with the table as it left it: (number, ``live.encoded``).
+    announced: tuple[int, str] | None = None
 
     # --- the announcements -------------------------------------------------------------
 
@@ -119,13 +128,16 @@ class TableHub:
                 await asyncio.sleep(1.0)
                 continue
             if message.get("type") == "encounter.changed":
-                seq = message.get("seq")
-                self.changed(seq if isinstance(seq, int) else 0)
+                seq, rows = message.get("seq"), message.get("rows")
+                self.changed(seq if isinstance(seq, int) else 0, rows)
 
-    def changed(self, seq: int) -> None:
+    def changed(self, seq: int, rows: Any = None) -> None:
         """Encounter's number ``seq`` was committed: bring every socket to it. A lingering
         hub with no socket only notes it, and renders when a socket comes back; a change the
-        request that made it renders here (``claim_render``) is left to that request."""
+        request that made it renders here (``claim_render``) is left to that request.
+        ``rows``: the table as the change left it, read with it (``live.encoded``)."""
+        if isinstance(rows, str) and seq > self.wanted:
+            self.announced = (seq, rows)
         self.wanted = max(self.wanted, seq)
         if seq <= self.claimed:
             return
@@ -133,19 +145,30 @@ class TableHub:
             self._kick()
 
     def announce(self, layer, group: str, message: dict) -> bool:
-        """From a request's thread: ``message`` sent to ``group`` on this hub's event loop,
-        without waiting for it (a failure is logged). False if the loop is closed."""
+        """From a request's thread: ``message`` sent to ``group`` on this hub's event loop
+        (a failure is logged), waited for at most ``ANNOUNCE_WAIT_SECONDS``. False if the
+        loop is closed.
+
+        Waited for because the thread goes on to render the change, and the loop and the
+        render share one interpreter lock: a render that asks the database nothing (it has
+        the table as the change left it, ``live.keep_read``) held the lock for its whole
+        length while other workers waited for the announcement."""
 
         def start() -> None:
             task = asyncio.ensure_future(layer.group_send(group, message))
             task.add_done_callback(_log_failure)
             self.announcing.add(task)  # kept until done: the loop holds tasks weakly
             task.add_done_callback(self.announcing.discard)
+            task.add_done_callback(lambda _task: sent.set())
 
+        sent = threading.Event()
+        loop = self.loop
         try:
-            _to_loop(self.loop, start)
+            _to_loop(loop, start)
         except RuntimeError:  # closed meanwhile
             return False
+        if loop.is_running() and not _on_loop(loop):
+            sent.wait(ANNOUNCE_WAIT_SECONDS)
         return True
 
     def heard_alone(self, layer, group: str) -> bool:
@@ -203,7 +226,10 @@ class TableHub:
         # the socket coming back is most likely one of them.
         audiences = {socket.audience for socket in self.sockets} | self.asked or set(self.views)
         self.asked = set()
-        built = await render_in_thread(_build)(self, audiences, self.wanted)
+        # The table as the newest change left it, when it came with the announcement.
+        announced, self.announced = self.announced, None
+        rows = announced[1] if announced is not None and announced[0] == self.wanted else None
+        built = await render_in_thread(_build)(self, audiences, self.wanted, rows)
         self._install(built)
 
     def _install(self, built: tuple[State, dict[Audience, View]] | None) -> bool:
@@ -321,14 +347,23 @@ RENDER_LOCK = threading.RLock()
 
 
 def _build(
-    hub: TableHub, audiences: set[Audience], at_least: int
+    hub: TableHub,
+    audiences: set[Audience],
+    at_least: int,
+    read: tuple[int | None, Read] | str | None = None,
 ) -> tuple[State, dict[Audience, View]] | None:
     """Every audience's view at number ``at_least`` or later: the state the hub has, when it
-    is that recent (a socket of a new audience connecting), else loaded anew."""
+    is that recent (a socket of a new audience connecting), else loaded anew: from ``read``
+    (the table as a change left it, read with it; or that read as announced) when it is
+    what the load would ask, else from the database."""
+    if isinstance(read, str):
+        read = decoded(hub.encounter_id, read)
     with RENDER_LOCK:
         state = hub.state
         current = state is not None and state.seq >= at_least
-        built = build_views(hub.encounter_id, audiences, hub.views, state, current=current)
+        ahead = read is not None and not current and read_follows(read, state, hub.encounter_id)
+        with reading(read[1]) if ahead else contextlib.nullcontext():
+            built = build_views(hub.encounter_id, audiences, hub.views, state, current=current)
         if built is not None:
             if hub.latest is None or built[0].seq >= hub.latest.seq:
                 hub.latest = built[0]
@@ -408,7 +443,7 @@ def claim_render(encounter_id: int, seq: int) -> TableHub | None:
     return hub
 
 
-def render_here(hub: TableHub, seq: int) -> None:
+def render_here(hub: TableHub, seq: int, read: tuple[int | None, Read] | None = None) -> None:
     """In the thread that has just committed a change (and claimed it): render it for this
     process's sockets on the encounter, hand the views to its hub to send, and wait until
     they are sent.
@@ -422,7 +457,7 @@ def render_here(hub: TableHub, seq: int) -> None:
     loop = hub.loop
     try:
         audiences = {socket.audience for socket in list(hub.sockets)}
-        built = _build(hub, audiences, seq)
+        built = _build(hub, audiences, seq, read)
     except Exception:
         logger.exception("live: rendering encounter %s where it changed", hub.encounter_id)
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody to tell

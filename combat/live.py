@@ -15,10 +15,15 @@ it changed. Nothing here puts a CSRF token in a fragment: these are sent to many
 
 from __future__ import annotations
 
+import contextlib
+import datetime
+import decimal
 import functools
 import itertools
+import json
 import operator
 import re
+import threading
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import InitVar, dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -35,7 +40,7 @@ from django.utils import translation
 from .access import Viewer, referee_mark
 from .lru import Lru
 from .models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
-from .prepared import Prepared, read_together
+from .prepared import Named, Prepared, Read, read_together
 
 if TYPE_CHECKING:
     from .rounds import Standing
@@ -55,18 +60,124 @@ def announce(encounter: Encounter) -> None:
         # Claimed before the announcement, rendered after it: other processes start on the
         # change while this one renders it, and this one's hub leaves it to this thread.
         claimed = claim_render(pk, seq)
+        read = _taken(seq)
         layer = get_channel_layer()
         if layer is not None and not (claimed is not None and claimed.heard_alone(layer, group)):
-            message = {"type": "encounter.changed", "seq": seq, "encounter": pk}
-            # Sent from the hub's event loop while this thread renders, not waited for: the
-            # render need not wait on the channel layer (a round trip to Redis, or a walk
-            # over every channel the in-memory layer holds).
+            message: dict[str, Any] = {"type": "encounter.changed", "seq": seq, "encounter": pk}
+            rows = encoded(*read) if read is not None else None
+            if rows is not None:
+                message["rows"] = rows
+            # Sent from the hub's event loop, which this thread lets do it before rendering
+            # (``TableHub.announce``), so that other workers start on the change at once.
             if claimed is None or not claimed.announce(layer, group, message):
                 async_to_sync(layer.group_send)(group, message)
         if claimed is not None:
-            render_here(claimed, seq)
+            render_here(claimed, seq, read)
 
     transaction.on_commit(send)
+
+
+# --- The table as a change leaves it, read with the change -------------------------------
+#
+# On PostgreSQL every statement is a wait, and after a change every worker with a socket on
+# the table loaded it again: one more wait where the change was made, one on every other
+# worker. Instead, the change's last statement (``actions._numbered_together``) reads the
+# table with it, in its transaction: the number's UPDATE holds the encounter's row, so no
+# other change can commit in between, and what it reads is the table as it is once this
+# one commits. The worker renders from that read, and sends it with the announcement
+# (``encoded``), so a worker whose last state is the one the read follows renders from it
+# too. A statement after it in the same transaction spoils the read (``keep_read``); a
+# state that is not the one it follows does not use it (``read_follows``).
+
+_KEPT = threading.local()  # per thread: (the change's number, the read's ``since``, the read)
+
+
+def table_ahead(encounter: Encounter) -> tuple[int | None, list[Named]]:
+    """What a load after a change to ``encounter`` asks (``State.ahead``), for a worker whose
+    last state is at ``encounter``'s number before the change (or this worker's, when it
+    shows the table live): that number, and the queries."""
+    from .hub import HUBS  # the hub builds on this module
+
+    hub = HUBS.get(encounter.pk)
+    state = hub.state if hub is not None else None
+    since = state.seq if state is not None else encounter.seq
+    return since, State.ahead(encounter.pk, since)
+
+
+def keep_read(connection: Any, seq: int, since: int | None, read: Read) -> None:
+    """Keep ``read``, the table as change ``seq`` leaves it, for the change's announcement;
+    any statement after it in this transaction drops it (it may change the table again)."""
+
+    def spoil(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any):
+        _KEPT.value = None
+        with contextlib.suppress(ValueError):
+            connection.execute_wrappers.remove(spoil)
+        return execute(sql, params, many, context)
+
+    _KEPT.value = (seq, since, read)
+    _KEPT.spoil = (connection, spoil)
+    connection.execute_wrappers.append(spoil)
+
+
+def _taken(seq: int) -> tuple[int | None, Read] | None:
+    """The read kept for change ``seq`` (None: none, or spoiled), no longer kept."""
+    kept, _KEPT.value = getattr(_KEPT, "value", None), None
+    spoiled, _KEPT.spoil = getattr(_KEPT, "spoil", None), None
+    if spoiled is not None:
+        connection, spoil = spoiled
+        with contextlib.suppress(ValueError):
+            connection.execute_wrappers.remove(spoil)
+    if kept is None or kept[0] != seq:
+        return None
+    return kept[1], kept[2]
+
+
+def read_follows(read: tuple[int | None, Read], state: State | None, encounter_id: int) -> bool:
+    """Whether a load after ``state`` asks exactly what ``read`` holds."""
+    since = state.seq if state is not None and state.encounter.pk == encounter_id else None
+    return read[0] == since and set(read[1]) == set(State.ahead(encounter_id, since))
+
+
+def encoded(since: int | None, read: Read) -> str | None:
+    """``read`` as text for the announcement: its rows in ``State.ahead``'s order, dates and
+    decimals marked (the channel layer's messages carry plain values). None if a value is
+    of another kind."""
+
+    def marked(value: Any) -> dict[str, str]:
+        if isinstance(value, datetime.datetime):
+            return {"t": value.isoformat()}
+        if isinstance(value, decimal.Decimal):
+            return {"d": str(value)}
+        raise TypeError(type(value).__name__)
+
+    try:
+        return json.dumps([since, list(read.values())], default=marked, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return None
+
+
+def decoded(encounter_id: int, text: str) -> tuple[int | None, Read] | None:
+    """What ``encoded`` wrote, as the read it was (None: not such a read)."""
+
+    def unmarked(value: dict[str, Any]) -> Any:
+        if value.keys() == {"t"}:
+            return datetime.datetime.fromisoformat(value["t"])
+        if value.keys() == {"d"}:
+            return decimal.Decimal(value["d"])
+        return value
+
+    try:
+        since, answers = json.loads(text, object_hook=unmarked)
+        if since is not None and not isinstance(since, int):
+            return None
+        ahead = State.ahead(encounter_id, since)
+        if not isinstance(answers, list) or len(answers) != len(ahead):
+            return None
+        return since, {
+            key: [tuple(row) for row in rows] for key, rows in zip(ahead, answers, strict=True)
+        }
+    except (TypeError, ValueError):
+        return None
 
 
 _PENDING = Prepared(
@@ -302,15 +413,22 @@ class State:
     ) -> State | None:
         """The encounter as it is now; with ``previous`` (an earlier state of it), the log
         is read as what changed since then only."""
+        # Where the database is across the network, the queries every load asks go together.
+        kept = previous is not None and previous.encounter.pk == encounter_id
+        with read_together(*cls.ahead(encounter_id, previous.seq if kept else None)):
+            return cls._load(encounter_id, referee, players, previous)
+
+    @staticmethod
+    def ahead(encounter_id: int, since: int | None) -> list[Named]:
+        """The queries every load of the encounter asks, the log's since number ``since``
+        when the load follows a state at that number."""
         from .rounds import RUNNING  # built on this module
 
-        # Where the database is across the network, the queries every load asks go together.
         ahead = [(_ENCOUNTER, (encounter_id,)), (RUNNING, (encounter_id,))]
         ahead += [(_PENDING, (encounter_id,)), *((_STORED[m], (encounter_id,)) for m in _STORED)]
-        if previous is not None and previous.encounter.pk == encounter_id:
-            ahead.append((_LOG_SINCE, (encounter_id, previous.seq)))
-        with read_together(*ahead):
-            return cls._load(encounter_id, referee, players, previous)
+        if since is not None:
+            ahead.append((_LOG_SINCE, (encounter_id, since)))
+        return ahead
 
     @classmethod
     def _load(

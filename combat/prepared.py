@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, overload
 
@@ -285,22 +285,72 @@ def read_together(
         return
     from psycopg import ClientCursor  # the PostgreSQL driver Fray installs
 
-    read: dict[tuple[Prepared, tuple[Any, ...]], list[tuple[Any, ...]]] = {}
     with connection.cursor() as cursor:
         if not isinstance(cursor.cursor, ClientCursor):  # binding on the server: one by one
             yield
             return
-        statements = [
-            cursor.cursor.mogrify(plan.sql, plan.params(values))
-            for prepared, values in queries
-            for plan in (prepared._plan(len(values), using),)
-        ]
-        cursor.execute(";\n".join(statements))
-        for index, key in enumerate(queries):
-            if index:
-                cursor.cursor.nextset()
-            read[key] = cursor.fetchall()
-    _READ_AHEAD.__dict__[using] = read
+        cursor.execute(";\n".join(_written(cursor, queries, using)))
+        read = _answers(cursor, queries, first=True)
+    with reading(read, using=using):
+        yield
+
+
+Named = tuple[Prepared, tuple[Any, ...]]  # a prepared query and the values it is asked with
+Read = dict[Named, list[tuple[Any, ...]]]
+
+
+def _written(cursor: Any, queries: Sequence[Named], using: str) -> list[str]:
+    """Each query's SQL with its values written in (the driver binds on the client)."""
+    return [
+        cursor.cursor.mogrify(plan.sql, plan.params(values))
+        for prepared, values in queries
+        for plan in (prepared._plan(len(values), using),)
+    ]
+
+
+def _answers(cursor: Any, queries: Sequence[Named], *, first: bool) -> Read:
+    """The rows of each of ``queries``, the results of a list of statements in turn (after
+    one result that is not theirs unless ``first``)."""
+    read: Read = {}
+    for index, key in enumerate(queries):
+        if index or not first:
+            cursor.cursor.nextset()
+        read[key] = cursor.fetchall()
+    return read
+
+
+def run_then_read(
+    cursor: Any,
+    sql: str,
+    params: Sequence[Any],
+    queries: Sequence[Named],
+    using: str = "default",
+) -> tuple[tuple[Any, ...] | None, Read | None]:
+    """``sql`` run with ``params``, then, in the same round trip where the database is across
+    the network, ``queries`` read as ``read_together`` reads them: ``sql``'s first row, and
+    the rows of each query (None where nothing was read with it: SQLite, a driver binding on
+    the server). What the queries read is the database as ``sql`` left it, in the caller's
+    transaction."""
+    from psycopg import ClientCursor  # the PostgreSQL driver Fray installs
+
+    connection = connections[using]
+    if connection.vendor != "postgresql" or not isinstance(cursor.cursor, ClientCursor):
+        cursor.execute(sql, params)
+        return cursor.fetchone(), None
+    reads = ";\n".join(_written(cursor, queries, using)).replace("%", "%%")
+    cursor.execute(f"{sql};\n{reads}", params)
+    row = cursor.fetchone()
+    return row, _answers(cursor, queries, first=False)
+
+
+@contextlib.contextmanager
+def reading(read: Read, using: str = "default") -> Iterator[None]:
+    """Within the block, the first run of each query ``read`` holds rows for takes them
+    from it, as from ``read_together``'s round trip (not within another such block)."""
+    if using in _READ_AHEAD.__dict__:
+        yield
+        return
+    _READ_AHEAD.__dict__[using] = dict(read)
     try:
         yield
     finally:

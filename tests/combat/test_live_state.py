@@ -4,8 +4,8 @@ same as read whole (the log's windows for the referee and for players)."""
 from __future__ import annotations
 
 import random
-from decimal import Decimal
 from collections.abc import Iterator
+from decimal import Decimal
 
 import pytest
 from django.conf import settings
