@@ -116,7 +116,8 @@ def keep_read(connection: Any, seq: int, since: int | None, read: Read) -> None:
 
     _KEPT.value = (seq, since, read)
     _KEPT.spoil = (connection, spoil)
-    connection.execute_wrappers.append(spoil)
+    # At the bottom of the stack: Django's ``execute_wrapper`` blocks pop the top one.
+    connection.execute_wrappers.insert(0, spoil)
 
 
 def _taken(seq: int) -> tuple[int | None, Read] | None:

@@ -95,6 +95,20 @@ def test_a_statement_after_the_read_drops_it(taken):
     assert live._KEPT.value is None and not connection.execute_wrappers
 
 
+def test_keeping_a_read_leaves_djangos_execute_wrappers_to_whoever_put_them_there():
+    """A read kept within someone's ``connection.execute_wrapper`` block (which pops the top
+    of the stack as it ends) leaves theirs to it, and goes when its change is announced."""
+
+    def theirs(execute, sql, params, many, context):
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(theirs):
+        live.keep_read(connection, 7, 6, {})
+    assert len(connection.execute_wrappers) == 1 and connection.execute_wrappers[0] is not theirs
+    assert live._taken(7) == (6, {})
+    assert connection.execute_wrappers == []
+
+
 def test_a_worker_renders_from_an_announced_read_only_when_it_follows_its_state(taken):
     """A hub at the state the read follows renders the change without a query; one at
     another state loads from the database; both show the same."""
