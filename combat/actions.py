@@ -28,11 +28,11 @@ from .models import (
     Combatant,
     Condition,
     ConditionKind,
-    Encounter,
     EntryKind,
     HelplessRule,
     LogEntry,
     Side,
+    bump_returning,
 )
 from .prepared import (
     Prepared,
@@ -208,7 +208,8 @@ def _numbered_together(connection: Any, entry: LogEntry, public: bool, once: str
     statement is a wait for another process, and every change makes these three."""
     encounter = entry.encounter
     sql, entry_fields, key_fields = _numbered_sql(connection, public, bool(once))
-    params: list[Any] = [encounter.pk, *inserted_values(entry, entry_fields, connection)]
+    params: list[Any] = [int(public), encounter.pk]
+    params += inserted_values(entry, entry_fields, connection)
     if once:
         key = ActionKey(encounter=encounter, key=once)
         params += inserted_values(key, key_fields, connection)
@@ -236,11 +237,8 @@ def _numbered_sql(connection: Any, public: bool, claims: bool) -> tuple[str, lis
         return found
     quote = connection.ops.quote_name
     seq, public_seq, pk = quote("seq"), quote("public_seq"), quote("id")
-    moved = (
-        f"UPDATE {quote(Encounter._meta.db_table)} SET {seq} = {seq} + 1, "
-        f"{public_seq} = {public_seq} + {int(public)} WHERE {pk} = %s "
-        f"RETURNING {seq}, {public_seq}"
-    )
+    moved = bump_returning(connection)  # Encounter.bump's own statement
+    assert moved is not None  # (PostgreSQL returns what it writes)
     at = {"seq": f"(SELECT {seq} FROM moved)"}
     at["public_seq"] = f"(SELECT {public_seq} FROM moved)" if public else "NULL"
     entry_sql, entry_fields = _insert_with(connection, LogEntry, at)

@@ -113,11 +113,12 @@ class BestiaryEntry(models.Model):
         return self.name
 
 
-def _bump_returning(connection: Any) -> str | None:
+def bump_returning(connection: Any) -> str | None:
     """``Encounter.bump`` as one UPDATE that returns what it wrote, where the database can
     (SQLite 3.35 and later, PostgreSQL); None elsewhere. Every change runs it, and Django
     writes the SQL of an UPDATE and a SELECT anew each time, which costs more than running
-    them (see ``combat.prepared``)."""
+    them (see ``combat.prepared``). Its parameters: 1 to move the players' number on too (0
+    not to), and the encounter's id."""
     if connection.vendor not in ("sqlite", "postgresql"):
         return None
     if not connection.features.can_return_columns_from_insert:  # RETURNING, from SQLite 3.35
@@ -222,7 +223,7 @@ class Encounter(models.Model):
         advances too (read back as ``public_seq``).
         """
         connection = connections[router.db_for_write(Encounter)]
-        returning = _bump_returning(connection)
+        returning = bump_returning(connection)
         if returning is not None:  # one statement instead of Django's UPDATE and SELECT
             with connection.cursor() as cursor:
                 cursor.execute(returning, [int(public), self.pk])
