@@ -37,7 +37,7 @@ from .models import (
 from .prepared import (
     Prepared,
     insert,
-    inserted_fields,
+    insert_statement,
     inserted_values,
     read_together,
     run_then_read,
@@ -241,12 +241,12 @@ def _numbered_sql(connection: Any, public: bool, claims: bool) -> tuple[str, lis
     assert moved is not None  # (PostgreSQL returns what it writes)
     at = {"seq": f"(SELECT {seq} FROM moved)"}
     at["public_seq"] = f"(SELECT {public_seq} FROM moved)" if public else "NULL"
-    entry_sql, entry_fields = _insert_with(connection, LogEntry, at)
+    entry_sql, entry_fields = insert_statement(connection, LogEntry, at)
     sql = f"WITH moved AS ({moved}), entry AS ({entry_sql} RETURNING {pk}, {seq}, {public_seq})"
     key_fields: list[Any] = []
     claimed = "TRUE"
     if claims:
-        key_sql, key_fields = _insert_with(
+        key_sql, key_fields = insert_statement(
             connection, ActionKey, {"entry_id": f"(SELECT {pk} FROM entry)"}
         )
         sql += f", claimed AS ({key_sql} ON CONFLICT DO NOTHING RETURNING 1)"
@@ -255,19 +255,6 @@ def _numbered_sql(connection: Any, public: bool, claims: bool) -> tuple[str, lis
     sql += " FROM entry"
     found = _NUMBERED[public, claims] = (sql, entry_fields, key_fields)
     return found
-
-
-def _insert_with(
-    connection: Any, model: type[Model], given: dict[str, str]
-) -> tuple[str, list[Any]]:
-    """An INSERT of a new ``model`` row with the SQL expressions ``given`` (by field) for
-    some of its values, and the fields whose values are its parameters, in order."""
-    quote = connection.ops.quote_name
-    fields = inserted_fields(model)
-    names = ", ".join(quote(field.column) for field in fields)
-    values = ", ".join(given.get(field.attname, "%s") for field in fields)
-    sql = f"INSERT INTO {quote(model._meta.db_table)} ({names}) VALUES ({values})"
-    return sql, [field for field in fields if field.attname not in given]
 
 
 def touch(viewer: Viewer, once: str = "") -> None:

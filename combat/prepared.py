@@ -215,11 +215,8 @@ def insert(instance: Saved, *, unless_there: bool = False, using: str = "default
     found = _INSERTS.get(key)
     if found is None:
         quote, meta = connection.ops.quote_name, model._meta
-        fields = inserted_fields(model)
-        names = ", ".join(quote(field.column) for field in fields)
-        marks = ", ".join(["%s"] * len(fields))
+        sql, fields = insert_statement(connection, model)
         returning = connection.features.can_return_columns_from_insert
-        sql = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks})"
         if unless_there:
             sql += " ON CONFLICT DO NOTHING"
         if returning:
@@ -241,13 +238,22 @@ def insert(instance: Saved, *, unless_there: bool = False, using: str = "default
     return instance
 
 
-def inserted_fields(model: type[models.Model]) -> list[models.Field[Any, Any]]:
-    """The fields an INSERT of a new ``model`` row writes, in order: all but an id the
-    database gives. Only for a model of its own table (no parent model)."""
+def insert_statement(
+    connection: Any, model: type[models.Model], given: dict[str, str] | None = None
+) -> tuple[str, list[models.Field[Any, Any]]]:
+    """An INSERT of a new ``model`` row (a model of its own table, no parent model): every
+    field but an id the database gives, each a parameter, or the SQL expression ``given``
+    for it (by attribute name); and the fields whose values are its parameters, in order."""
     meta = model._meta
     if meta.parents:
         raise ValueError("insert() writes one table: not for a model with a parent")
-    return [f for f in meta.concrete_fields if not f.primary_key or not f.db_returning]
+    fields = [f for f in meta.concrete_fields if not f.primary_key or not f.db_returning]
+    given = given or {}
+    quote = connection.ops.quote_name
+    names = ", ".join(quote(field.column) for field in fields)
+    values = ", ".join(given.get(field.attname, "%s") for field in fields)
+    sql = f"INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({values})"
+    return sql, [field for field in fields if field.attname not in given]
 
 
 def inserted_values(
