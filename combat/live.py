@@ -135,7 +135,7 @@ def _taken(seq: int) -> tuple[int | None, Read] | None:
 
 def read_follows(read: tuple[int | None, Read], state: State | None, encounter_id: int) -> bool:
     """Whether a load after ``state`` asks exactly what ``read`` holds."""
-    since = state.seq if state is not None and state.encounter.pk == encounter_id else None
+    since = State.since(state, encounter_id)
     return read[0] == since and set(read[1]) == set(State.ahead(encounter_id, since))
 
 
@@ -415,9 +415,16 @@ class State:
         """The encounter as it is now; with ``previous`` (an earlier state of it), the log
         is read as what changed since then only."""
         # Where the database is across the network, the queries every load asks go together.
-        kept = previous is not None and previous.encounter.pk == encounter_id
-        with read_together(*cls.ahead(encounter_id, previous.seq if kept else None)):
+        with read_together(*cls.ahead(encounter_id, cls.since(previous, encounter_id))):
             return cls._load(encounter_id, referee, players, previous)
+
+    @staticmethod
+    def since(previous: State | None, encounter_id: int) -> int | None:
+        """The number a load of encounter ``encounter_id`` after ``previous`` reads what
+        changed in the log since (None: it reads the log's windows whole)."""
+        if previous is None or previous.encounter.pk != encounter_id:
+            return None
+        return previous.seq
 
     @staticmethod
     def ahead(encounter_id: int, since: int | None) -> list[Named]:
