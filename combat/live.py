@@ -16,6 +16,7 @@ it changed. Nothing here puts a CSRF token in a fragment: these are sent to many
 from __future__ import annotations
 
 import contextlib
+import copy
 import datetime
 import decimal
 import functools
@@ -32,7 +33,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Model, Q, QuerySet
+from django.db.models import F, Model, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
@@ -527,10 +528,13 @@ def _logs(
         and (previous.public_log is not None or not players)
     ):
         changed = list(_LOG_SINCE(encounter.pk, previous.seq))
+        undos = {entry.undoes_id: entry.seq for entry in changed if entry.undoes_id is not None}
+        for entry in changed:
+            entry.undo_seq = undos.get(entry.id)  # an undo is newer than what it undoes
         return (
-            _merged(previous.referee_log, changed, window) if referee else None,
+            _merged(_undone(previous.referee_log, undos), changed, window) if referee else None,
             _merged(
-                previous.public_log,
+                _undone(previous.public_log, undos),
                 [entry for entry in changed if entry.public_seq is not None],
                 window,
             )
@@ -633,21 +637,33 @@ _ENCOUNTER = Prepared(lambda pk: Encounter.objects.filter(pk=pk))
 
 
 def _log_since(encounter_id: int, since: int) -> QuerySet[LogEntry]:
-    """The log entries written or undone since number ``since``: what changed in the log.
+    """The log entries written since number ``since``, which hold all that changed in the log:
+    an entry written once changes only by being undone, and its undo is a newer entry
+    (``_logs`` marks what the new undos name).
 
-    Asked by id, from the entries numbered past ``since`` (and those their undos name), with
-    no condition on the encounter besides theirs: SQLite then finds them by the index on
-    (encounter, number) however long the log has grown. Asked as "of this encounter, with a
-    number past it or an undo's number past it", it read the encounter's whole log, and every
-    change cost more as the evening went on. The entries as ``log_for`` gives them."""
-    recent = LogEntry.objects.filter(encounter=encounter_id, seq__gt=since)
-    undone = recent.filter(undoes__isnull=False).values("undoes")
-    return LogEntry.objects.annotate(undo_seq=F("undone_by__seq")).filter(
-        Q(pk__in=recent.values("pk")) | Q(pk__in=undone)
-    )
+    One range of the index on (encounter, number), however long the log has grown, the
+    whole club's included, and whatever the database guesses of the values (a statement
+    prepared on PostgreSQL is planned for any). Also asking for the entries the new undos
+    name, and whether an undo names each entry, let PostgreSQL read every entry of every
+    encounter (9.7 ms for 40 000 entries) or every undo there is."""
+    return LogEntry.objects.filter(encounter=encounter_id, seq__gt=since)
 
 
 _LOG_SINCE = Prepared(_log_since)
+
+
+def _undone(entries: list[LogEntry] | None, undos: dict[int, int]) -> list[LogEntry] | None:
+    """``entries`` with those ``undos`` names (entry id -> the undo's number) marked undone:
+    copies, the earlier state keeping its own."""
+    if not undos or not entries:
+        return entries
+    marked = []
+    for entry in entries:
+        if entry.id in undos:
+            entry = copy.copy(entry)
+            entry.undo_seq = undos[entry.id]
+        marked.append(entry)
+    return marked
 
 
 def _merged(kept: list[LogEntry] | None, changed: list[LogEntry], window: int) -> list[LogEntry]:

@@ -635,7 +635,13 @@ class LogEntry(models.Model):
     as its ``data["public"]`` outcome only, without its cause.
     """
 
-    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="log")
+    # Found through ``log_seq_unique``, whose first column it is: an index of its own would
+    # be a second, smaller one the database prefers for "of this encounter, numbered past n"
+    # when it cannot tell how many entries are past n (a statement prepared on PostgreSQL),
+    # reading the encounter's whole log where the pair reads only the entries asked for.
+    encounter = models.ForeignKey(
+        Encounter, on_delete=models.CASCADE, related_name="log", db_index=False
+    )
     seq = models.PositiveBigIntegerField()
     public_seq = models.PositiveBigIntegerField(null=True, blank=True)
     kind = models.CharField(max_length=16, choices=EntryKind)

@@ -116,6 +116,74 @@ def test_what_changed_in_the_log_is_found_without_reading_the_whole_log():
     assert not [s for s in reads if "(encounter_id=?)" in s and "PRIMARY KEY" not in s], steps
 
 
+def _entries(encounter: Encounter, first: int, count: int, undos: int = 0) -> None:
+    """``count`` plain entries numbered from ``first``, then ``undos`` undos of the first ones."""
+    from combat.models import LogEntry
+
+    made = LogEntry.objects.bulk_create(
+        LogEntry(encounter=encounter, seq=n, public_seq=n, kind="note", actor="x")
+        for n in range(first, first + count)
+    )
+    after = first + count
+    LogEntry.objects.bulk_create(
+        LogEntry(encounter=encounter, seq=after + n, kind="undo", actor="x", undoes=undone)
+        for n, undone in enumerate(made[:undos])
+    )
+    Encounter.objects.filter(pk=encounter.pk).update(seq=after + undos)
+
+
+def _log_rows_read(plan: dict) -> int:
+    """Rows PostgreSQL's plan (``EXPLAIN (ANALYZE, FORMAT JSON)``) read from the log: those it
+    kept and those its filters dropped, over every loop."""
+    read = 0
+    if plan.get("Relation Name") == "combat_logentry":
+        loops = plan.get("Actual Loops", 1)
+        read += (plan.get("Actual Rows", 0) + plan.get("Rows Removed by Filter", 0)) * loops
+    return read + sum(_log_rows_read(child) for child in plan.get("Plans", ()))
+
+
+def test_what_changed_in_the_log_is_found_on_postgresql_without_reading_the_log():
+    """On PostgreSQL too, however long the club's log (other encounters' entries and undos,
+    this encounter's evening): the entries since a number are found by the index on
+    (encounter, number) and by id, with the values in the statement and as the statement
+    prepared on the server plans it for any values."""
+    import json
+
+    from django.db import connection
+
+    from combat.live import _LOG_SINCE
+
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's own query plan")
+    others = [Encounter.objects.create(name=f"Old {n}") for n in range(4)]
+    for other in others:
+        _entries(other, 1, 1500, undos=150)
+    encounter = Encounter.objects.create(name="Crypt")
+    _entries(encounter, 1, 600, undos=3)
+    plan = _LOG_SINCE._plan(2, "default")
+    since = 600  # the three undos are new
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE combat_logentry")
+        cursor.execute(
+            "EXPLAIN (ANALYZE, FORMAT JSON) " + plan.sql, plan.params((encounter.pk, since))
+        )
+        custom = cursor.fetchone()[0]
+        generic_sql = plan.sql
+        for slot in plan.slots:  # each parameter: the value passed it takes
+            generic_sql = generic_sql.replace("%s", f"${slot + 1}", 1)
+        cursor.execute(f"PREPARE fray_test_log (bigint, bigint) AS {generic_sql}")
+        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        cursor.execute(
+            f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE fray_test_log ({encounter.pk}, {since})"
+        )
+        generic = cursor.fetchone()[0]
+        cursor.execute("DEALLOCATE fray_test_log")
+    for explained in (custom, generic):
+        if isinstance(explained, str):
+            explained = json.loads(explained)
+        assert _log_rows_read(explained[0]["Plan"]) < 40, explained
+
+
 def test_a_state_read_for_other_audiences_than_the_last_reads_the_log_whole():
     encounter = Encounter.objects.create(name="Crypt")
     viewer = Viewer(encounter, is_referee=True, seat=None)
