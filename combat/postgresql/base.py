@@ -1,5 +1,6 @@
-"""Django's PostgreSQL backend, but for one thing: a kept connection that a request has just
-used without an error is not checked again before the next request's first query.
+"""Django's PostgreSQL backend, but for two things: a kept connection that a request has just
+used without an error is not checked again before the next request's first query; and a
+query log spells out the statements Fray prepares on the server (``DatabaseOperations``).
 
 With ``CONN_HEALTH_CHECKS`` Django asks every kept connection ``SELECT 1`` before the first
 query of each request, so that a connection the database dropped while it sat idle (a
@@ -14,14 +15,26 @@ would without health checks, and Django closes the connection when the request e
 from __future__ import annotations
 
 import time
+from typing import Any
 
-from django.db.backends.postgresql import base
+from django.db.backends.postgresql import base, operations
+
+from combat.prepared import spelled_out
 
 # How long after a request ends without an error its connection is taken as working.
 FRESH_SECONDS = 1.0
 
 
+class DatabaseOperations(operations.DatabaseOperations):
+    def last_executed_query(self, cursor: Any, sql: str, params: Any) -> str | None:
+        """Django's, with the statements Fray prepares on the server spelled out
+        (``combat.prepared.on_server``): a query log shows what each ran, not its name."""
+        sent = super().last_executed_query(cursor, sql, params)
+        return spelled_out(sent) if sent else sent
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
+    ops_class = DatabaseOperations
     # When this connection last ended (or began) a request without a database error.
     fine_at = float("-inf")
 

@@ -3,6 +3,8 @@ annotations as the querysets they stand for, whatever values they are asked with
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db.models import F, Q
 
@@ -121,7 +123,7 @@ def test_queries_read_together_find_what_they_find_alone(two_tables):
     assert alone[2] == [other.pk]
     if connection.vendor == "postgresql":
         assert after_the_first_runs == 1  # the three, in one round trip
-        assert asked[0]["sql"].count("SELECT") == 3
+        assert len(asked[0]["sql"].split(";\n")) == 3
     else:
         assert after_the_first_runs == 3
     assert len(asked) == after_the_first_runs + 2
@@ -198,3 +200,110 @@ def test_a_row_already_there_is_left_as_it_is_and_the_transaction_goes_on(two_ta
     assert sorted(ActionKey.objects.values_list("pk", flat=True)) == sorted(
         [first.pk, elsewhere.pk]
     )
+
+
+# --- Statements kept on the PostgreSQL server -------------------------------------------------
+
+
+def _server_statements() -> dict[str, str]:
+    """The statements prepared on this connection: name -> their text."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT name, statement FROM pg_prepared_statements")
+        return dict(cursor.fetchall())
+
+
+@pytest.fixture
+def postgresql():
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the scale-out database only")
+    return connection
+
+
+def test_a_prepared_query_runs_on_postgresql_as_a_statement_prepared_once(two_tables, postgresql):
+    """The server plans it once per connection: its text is prepared at the first run, each
+    run (this one included) asks for it by name with its values, and finds what the queryset
+    finds."""
+    from django.test.utils import CaptureQueriesContext
+
+    by_table = Prepared(lambda pk: Combatant.objects.filter(encounter=pk))
+    with CaptureQueriesContext(postgresql) as asked:
+        found = [by_table(table.pk) for table in two_tables]
+    assert [[_fields(c) for c in rows] for rows in found] == [
+        [_fields(c) for c in Combatant.objects.filter(encounter=table)] for table in two_tables
+    ]
+    # (the query log spells the statement out before its name and values)
+    ran = [query["sql"] for query in asked]
+    assert len(ran) == 2 and all(sql.startswith('SELECT "combat_combatant"') for sql in ran)
+    names = [re.search(r"/\* EXECUTE (fray_\d+) \*/\(\d+\)$", sql)[1] for sql in ran]
+    assert names[0] == names[1], ran
+    assert '"combat_combatant"."encounter_id" = $1' in _server_statements()[names[0]]
+
+
+def test_a_statement_prepared_in_a_transaction_rolled_back_stays_prepared(two_tables, postgresql):
+    from django.db import transaction
+
+    by_table = Prepared(lambda pk: Combatant.objects.filter(encounter=pk).order_by("pk"))
+    with pytest.raises(RuntimeError), transaction.atomic():
+        assert by_table(two_tables[0].pk)
+        raise RuntimeError
+    assert [c.pk for c in by_table(two_tables[1].pk)] == list(
+        Combatant.objects.filter(encounter=two_tables[1])
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_connection_prepares_its_statements_anew(two_tables, postgresql):
+    by_table = Prepared(lambda pk: Combatant.objects.filter(encounter=pk))
+    assert by_table(two_tables[0].pk)
+    postgresql.close()
+    assert len(by_table(two_tables[0].pk)) == 2
+    assert any("$1" in text for text in _server_statements().values())
+
+
+def test_a_statement_the_server_cannot_prepare_runs_as_it_is_and_the_transaction_goes_on(
+    two_tables, postgresql
+):
+    """A value whose type only the statement's text told (a constant in the select list):
+    PostgreSQL cannot prepare it, so it is written out each time, and a transaction it was
+    tried in is none the worse."""
+    from django.db import transaction
+    from django.db.models import CharField, Value
+    from django.test.utils import CaptureQueriesContext
+
+    worded = Prepared(
+        lambda pk: (
+            Encounter.objects.filter(pk=pk)
+            .annotate(word=Value("x", CharField()))
+            .extra(where=["%s IS NOT NULL"], params=["x"])
+        )
+    )
+    with transaction.atomic():
+        with CaptureQueriesContext(postgresql) as asked:
+            assert [e.word for e in worded(two_tables[0].pk)] == ["x"]
+            assert [e.word for e in worded(two_tables[1].pk)] == ["x"]
+        assert Encounter.objects.filter(pk=two_tables[0].pk).update(name="Crypt of Bones") == 1
+    assert not [q["sql"] for q in asked if "EXECUTE" in q["sql"]]
+    assert Encounter.objects.get(pk=two_tables[0].pk).name == "Crypt of Bones"
+
+
+def test_saved_fields_and_inserted_rows_go_as_prepared_statements(two_tables, postgresql):
+    from django.test.utils import CaptureQueriesContext
+
+    from combat.prepared import insert, save_fields
+
+    goblin = Combatant.objects.get(encounter=two_tables[0], name__startswith="Goblin")
+    with CaptureQueriesContext(postgresql) as asked:
+        goblin.hp = 3
+        save_fields(goblin, "hp")
+        note = insert(LogEntry(encounter=two_tables[0], seq=1, kind="note", actor="x"))
+    ran = [q["sql"] for q in asked]
+    assert [sql.split()[0] for sql in ran] == ["UPDATE", "INSERT"], ran
+    assert all("/* EXECUTE fray_" in sql for sql in ran), ran
+    assert Combatant.objects.get(pk=goblin.pk).hp == 3
+    assert LogEntry.objects.get(pk=note.pk).actor == "x"
