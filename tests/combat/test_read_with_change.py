@@ -140,6 +140,83 @@ def test_a_worker_renders_from_an_announced_read_only_when_it_follows_its_state(
     assert views[audience].message(None) == other_views[audience].message(None)
 
 
+def _two_hubs_and_a_read(taken) -> tuple[hub.TableHub, hub.TableHub, int, str]:
+    """A hub at the state the last change's read follows, one a change behind, the number
+    the change reached and its read as announced."""
+    encounter = Encounter.objects.create(name="Crypt")
+    goblin = monster(encounter, "Goblin", hp_max=50, hp=50)
+    audiences = {Audience(referee=True, seat=None, language="en")}
+    behind, in_step = hub.TableHub(encounter.pk), hub.TableHub(encounter.pk)
+    behind._install(hub._build(behind, audiences, 0))
+    viewer = Viewer(encounter, is_referee=True, seat=None)
+    actions.change_hit_points(viewer, actor=goblin, action="damage", amount=3, once="a")
+    in_step._install(hub._build(in_step, audiences, 0))
+    actions.change_hit_points(viewer, actor=goblin, action="damage", amount=4, once="b")
+    return in_step, behind, in_step.state.seq + 1, encoded(*taken[-1])
+
+
+def _rendered_on_threads(monkeypatch) -> list:
+    threads: list = []
+    original = hub.render_in_thread
+
+    def counted(func):
+        threads.append(func)
+        return original(func)
+
+    monkeypatch.setattr(hub, "render_in_thread", counted)
+    return threads
+
+
+def _announced(table: hub.TableHub, seq: int, text: str) -> int:
+    """``table`` hears change ``seq`` with its read and renders (as its pump does); the
+    number its views are at then."""
+    import asyncio
+
+    async def main() -> int:
+        table.loop = asyncio.get_running_loop()
+        table.changed(seq, text)
+        await table._render()
+        return table.state.seq
+
+    return asyncio.run(main())
+
+
+def test_a_worker_renders_an_announced_read_it_follows_on_its_event_loop(taken, monkeypatch):
+    """Where the announcement lands, with no turn of the render thread; a read the hub's
+    state does not follow goes to the render thread, which loads. Both show the same."""
+    _postgresql()
+    in_step, behind, seq, text = _two_hubs_and_a_read(taken)
+    threads = _rendered_on_threads(monkeypatch)
+    assert _announced(in_step, seq, text) == seq and threads == []
+    assert _announced(behind, seq, text) == seq and len(threads) == 1
+    (audience,) = in_step.views
+    assert in_step.views[audience].message(None) == behind.views[audience].message(None)
+
+
+def test_a_render_on_the_event_loop_that_would_ask_the_database_goes_to_the_render_thread(
+    taken, monkeypatch
+):
+    """Django refuses a query on the loop: the render is made again on the render thread."""
+    import threading
+
+    from django.core.exceptions import SynchronousOnlyOperation
+
+    _postgresql()
+    in_step, _behind, seq, text = _two_hubs_and_a_read(taken)
+    threads = _rendered_on_threads(monkeypatch)
+    original = hub._build
+    loop_thread = threading.current_thread()
+
+    def asks_the_database(*args):
+        if threading.current_thread() is loop_thread:
+            raise SynchronousOnlyOperation("a query on the loop")
+        return original(*args)
+
+    monkeypatch.setattr(hub, "_build", asks_the_database)
+    assert _announced(in_step, seq, text) == seq and len(threads) == 1
+    assert not hub.RENDER_LOCK._is_owned()
+
+
 def test_a_read_is_announced_as_plain_values(monkeypatch):
     """Dates and decimals are marked; anything else is refused, and the change is
     announced without its read; a text that is not such a read is no read."""
