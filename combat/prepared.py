@@ -169,7 +169,10 @@ def save_fields(instance: models.Model, *names: str, using: str = "default") -> 
     a blow was mostly Django writing the statement, not SQLite running it: a twentieth of a
     change's time in the request, in-process). The same values are written, as
     each field prepares them; as ``save`` does, a row that is no longer there is an error.
-    For models no signal or ``save`` override of Fray's own listens to."""
+    For models no signal or ``save`` override of Fray's own listens to.
+
+    On PostgreSQL, within a transaction, the statement waits for the next one the
+    connection sends, and goes with it (``_WAITING``)."""
     model = type(instance)
     connection = connections[using]
     key = (model, names, connection.vendor)
@@ -184,10 +187,99 @@ def save_fields(instance: models.Model, *names: str, using: str = "default") -> 
     values = [
         field.get_db_prep_save(field.pre_save(instance, False), connection) for field in fields
     ]
+    if connection.vendor == "postgresql" and connection.in_atomic_block:
+        _write_later(connection, sql, [*values, instance.pk])
+        return
     with connection.cursor() as cursor:
         cursor.execute(on_server(cursor, sql), [*values, instance.pk])
-        if cursor.rowcount == 0:
-            raise DatabaseError("Save with update_fields did not affect any rows.")
+        _updated(cursor)
+
+
+def _updated(cursor: Any) -> None:
+    if cursor.rowcount == 0:
+        raise DatabaseError("Save with update_fields did not affect any rows.")
+
+
+# --- Writes that go with the next statement ---------------------------------------------------
+#
+# On PostgreSQL each statement is a wait for another process. A blow stores hit points, then
+# writes its log entry (``run_then_read``): within a transaction, ``save_fields`` keeps its
+# UPDATE until the connection sends its next statement, and sends it with that one, in the
+# same round trip, in the same order; a ``run_then_read`` takes the waiting writes into its
+# own list of statements. A write that affected no row fails as it would have, only later
+# in the same transaction (which then rolls back whole, as before). Before a commit the
+# writes go on their own (``combat.postgresql``); a rollback drops them.
+
+_WAITING = threading.local()  # per thread: database alias -> [(sql, params)] not yet sent
+
+
+def _write_later(connection: Any, sql: str, params: list[Any]) -> None:
+    waiting = _WAITING.__dict__.setdefault(connection.alias, [])
+    if not waiting:
+        # Outermost (Django's ``execute_wrapper`` blocks pop the innermost one).
+        connection.execute_wrappers.insert(0, _send_waiting_first)
+    waiting.append((sql, params))
+
+
+def waiting_writes(connection: Any) -> list[tuple[str, list[Any]]]:
+    """The writes kept for ``connection``'s next statement, no longer kept (to send now)."""
+    waiting = _WAITING.__dict__.pop(connection.alias, None)
+    if not waiting:
+        return []
+    with contextlib.suppress(ValueError):
+        connection.execute_wrappers.remove(_send_waiting_first)
+    return waiting
+
+
+def send_waiting(connection: Any) -> None:
+    """Send the writes kept for ``connection``, if any, now (before a commit)."""
+    if not _WAITING.__dict__.get(connection.alias):
+        return
+    with connection.cursor() as cursor:
+        waiting = waiting_writes(connection)
+        sql, params = _together(cursor, waiting)
+        cursor.execute(sql, params)
+        _each_updated(cursor, len(waiting))
+
+
+def _together(cursor: Any, waiting: list[tuple[str, list[Any]]]) -> tuple[str, list[Any]]:
+    sql = ";\n".join(on_server(cursor, statement) for statement, _params in waiting)
+    return sql, [value for _statement, params in waiting for value in params]
+
+
+def _each_updated(cursor: Any, count: int) -> None:
+    """After ``count`` UPDATEs sent together (and maybe more statements after them): each
+    affected its row. Leaves the cursor at the result after theirs."""
+    for index in range(count):
+        if index:
+            cursor.cursor.nextset()
+        _updated(cursor)
+    if count:
+        cursor.cursor.nextset()
+
+
+def _send_waiting_first(
+    execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any
+):
+    cursor = context["cursor"]
+    waiting = waiting_writes(cursor.db)
+    if waiting:
+        before, values = _together(cursor, waiting)
+        if many:  # a batch runs as it is: the writes go first, on their own
+            execute(before, values, False, context)
+            _each_updated(cursor, len(waiting))
+        else:
+            if params is None:  # (its text was not to have values written in)
+                sql, params = sql.replace("%", "%%"), ()
+            result = execute(f"{before};\n{sql}", [*values, *params], False, context)
+            _each_updated(cursor, len(waiting))
+            return result
+    return execute(sql, params, many, context)
+
+
+def drop_waiting(connection: Any) -> None:
+    """The transaction rolled back (or the connection closed): the writes go with it."""
+    waiting_writes(connection)
 
 
 Saved = TypeVar("Saved", bound=models.Model)
@@ -346,7 +438,11 @@ def run_then_read(
         cursor.execute(sql, params)
         return cursor.fetchone(), None
     reads = ";\n".join(_written(cursor, queries, using)).replace("%", "%%")
-    cursor.execute(f"{on_server(cursor, sql)};\n{reads}", params)
+    waiting = waiting_writes(connection)
+    before, values = _together(cursor, waiting) if waiting else ("", [])
+    sql = f"{before};\n{on_server(cursor, sql)}" if waiting else on_server(cursor, sql)
+    cursor.execute(f"{sql};\n{reads}", [*values, *params])
+    _each_updated(cursor, len(waiting))
     row = cursor.fetchone()
     return row, _answers(cursor, queries, first=False)
 

@@ -1,6 +1,8 @@
-"""Django's PostgreSQL backend, but for two things: a kept connection that a request has just
-used without an error is not checked again before the next request's first query; and a
-query log spells out the statements Fray prepares on the server (``DatabaseOperations``).
+"""Django's PostgreSQL backend, but for three things: a kept connection that a request has
+just used without an error is not checked again before the next request's first query; a
+query log spells out the statements Fray prepares on the server (``DatabaseOperations``);
+and the writes ``combat.prepared.save_fields`` keeps for the next statement go before a
+commit and are dropped with a rollback.
 
 With ``CONN_HEALTH_CHECKS`` Django asks every kept connection ``SELECT 1`` before the first
 query of each request, so that a connection the database dropped while it sat idle (a
@@ -19,7 +21,7 @@ from typing import Any
 
 from django.db.backends.postgresql import base, operations
 
-from combat.prepared import spelled_out
+from combat.prepared import drop_waiting, send_waiting, spelled_out
 
 # How long after a request ends without an error its connection is taken as working.
 FRESH_SECONDS = 1.0
@@ -52,3 +54,18 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def connect(self) -> None:
         super().connect()
         self.fine_at = float("-inf")
+
+    # Writes kept to go with the next statement (``combat.prepared.save_fields``) go before
+    # a commit, and go with a rollback or a closed connection.
+    def _commit(self) -> None:
+        if self.connection is not None:
+            send_waiting(self)
+        super()._commit()
+
+    def _rollback(self) -> None:
+        drop_waiting(self)
+        super()._rollback()
+
+    def _close(self) -> None:
+        drop_waiting(self)
+        super()._close()

@@ -152,6 +152,8 @@ def test_fields_saved_with_their_sql_written_once_are_saved_as_django_saves_them
     Combatant.objects.filter(pk=goblin.pk).delete()
     with pytest.raises(DatabaseError):
         save_fields(goblin, "hp")
+        # (on PostgreSQL, in a transaction, the write goes with the next statement)
+        Combatant.objects.filter(encounter=table).count()
 
 
 def test_a_row_inserted_with_its_sql_written_once_is_the_row_django_would_write(two_tables):
@@ -302,8 +304,58 @@ def test_saved_fields_and_inserted_rows_go_as_prepared_statements(two_tables, po
         goblin.hp = 3
         save_fields(goblin, "hp")
         note = insert(LogEntry(encounter=two_tables[0], seq=1, kind="note", actor="x"))
-    ran = [q["sql"] for q in asked]
-    assert [sql.split()[0] for sql in ran] == ["UPDATE", "INSERT"], ran
-    assert all("/* EXECUTE fray_" in sql for sql in ran), ran
+    # (in a transaction the UPDATE waits for the next statement, and goes with it)
+    (ran,) = [q["sql"] for q in asked]
+    update, insert_ = ran.split(";\n")
+    assert update.startswith("UPDATE") and insert_.startswith("INSERT"), ran
+    assert "/* EXECUTE fray_" in update and "/* EXECUTE fray_" in insert_, ran
     assert Combatant.objects.get(pk=goblin.pk).hp == 3
     assert LogEntry.objects.get(pk=note.pk).actor == "x"
+
+
+def test_in_a_transaction_saved_fields_go_with_the_next_statement(two_tables, postgresql):
+    """One round trip for both, the write first: what the next statement reads has it."""
+    from django.test.utils import CaptureQueriesContext
+
+    from combat.prepared import save_fields
+
+    goblin = Combatant.objects.get(encounter=two_tables[0], name__startswith="Goblin")
+    goblin.hp = 4
+    with CaptureQueriesContext(postgresql) as asked:
+        save_fields(goblin, "hp")
+        assert Combatant.objects.get(pk=goblin.pk).hp == 4
+    (sent,) = [q["sql"] for q in asked]
+    assert sent.startswith('UPDATE "combat_combatant"') and ";\nSELECT" in sent, sent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_saved_fields_kept_for_the_next_statement_go_with_a_commit_and_go_with_a_rollback(
+    two_tables, postgresql
+):
+    from django.db import transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from combat.prepared import save_fields
+
+    goblin = Combatant.objects.get(encounter=two_tables[0], name__startswith="Goblin")
+    with transaction.atomic():
+        goblin.hp = 5
+        save_fields(goblin, "hp")  # and nothing after it
+    assert Combatant.objects.get(pk=goblin.pk).hp == 5
+    with pytest.raises(RuntimeError), transaction.atomic():
+        goblin.hp = 6
+        save_fields(goblin, "hp")
+        raise RuntimeError
+    with CaptureQueriesContext(postgresql) as asked:
+        assert Combatant.objects.get(pk=goblin.pk).hp == 5
+    assert not [q for q in asked if "UPDATE" in q["sql"]]
+    with transaction.atomic():  # a savepoint rolled back takes the write with it
+        with pytest.raises(RuntimeError), transaction.atomic():
+            goblin.hp = 7
+            save_fields(goblin, "hp")
+            raise RuntimeError
+    assert Combatant.objects.get(pk=goblin.pk).hp == 5
+    goblin.hp = 8
+    save_fields(goblin, "hp")  # no transaction: at once
+    assert postgresql.execute_wrappers == []
+    assert Combatant.objects.get(pk=goblin.pk).hp == 8
