@@ -147,13 +147,16 @@ class TableHub:
 
     def announce(self, layer, group: str, message: dict) -> bool:
         """From a request's thread: ``message`` sent to ``group`` on this hub's event loop
-        (a failure is logged), waited for at most ``ANNOUNCE_WAIT_SECONDS``. False if the
-        loop is closed.
+        (a failure is logged), waited for until it has left, at most
+        ``ANNOUNCE_WAIT_SECONDS``. False if the loop is closed.
 
         Waited for because the thread goes on to render the change, and the loop and the
         render share one interpreter lock: a render that asks the database nothing (it has
         the table as the change left it, ``live.keep_read``) held the lock for its whole
-        length while other workers waited for the announcement."""
+        length while other workers waited for the announcement. Until it has left, not
+        until the channel layer has its answer: the sending's first step, up to its first
+        wait, writes it (a publish to Redis waits for nothing before it writes), and the
+        answer's trip back made this worker's own sockets the last to hear of the change."""
 
         def start() -> None:
             task = asyncio.ensure_future(layer.group_send(group, message))
@@ -161,6 +164,8 @@ class TableHub:
             self.announcing.add(task)  # kept until done: the loop holds tasks weakly
             task.add_done_callback(self.announcing.discard)
             task.add_done_callback(lambda _task: sent.set())
+            # Scheduled after the task's first step: it runs once that step has waited.
+            asyncio.get_running_loop().call_soon(sent.set)
 
         sent = threading.Event()
         loop = self.loop

@@ -235,7 +235,8 @@ def test_a_read_is_announced_as_plain_values(monkeypatch):
 def test_a_change_is_announced_before_the_thread_that_made_it_renders_it(monkeypatch):
     """The announcement leaves the hub's event loop before the request's thread goes on to
     render: both need the interpreter's lock, and a render with no database wait to lend it
-    kept other workers waiting for the announcement."""
+    kept other workers waiting for the announcement. The thread waits for it to leave, not
+    for the channel layer's answer."""
     import asyncio
     import threading
 
@@ -244,8 +245,9 @@ def test_a_change_is_announced_before_the_thread_that_made_it_renders_it(monkeyp
 
     class Layer:
         async def group_send(self, group: str, message: dict) -> None:
-            await asyncio.sleep(0.01)  # a round trip to Redis, say
-            sent.append(group)
+            sent.append(group)  # written, as a publish writes before it waits
+            await asyncio.sleep(0.5)  # Redis's answer, on its way back
+            sent.append("answered")
 
     async def main() -> list[str]:
         table = hub.TableHub(1, loop=asyncio.get_running_loop())
