@@ -187,7 +187,11 @@ def save_fields(instance: models.Model, *names: str, using: str = "default") -> 
     values = [
         field.get_db_prep_save(field.pre_save(instance, False), connection) for field in fields
     ]
-    if connection.vendor == "postgresql" and connection.in_atomic_block:
+    if (
+        connection.vendor == "postgresql"
+        and connection.in_atomic_block
+        and not connection.settings_dict["OPTIONS"].get("server_side_binding")
+    ):  # (binding on the server, statements go one by one)
         _write_later(connection, sql, [*values, instance.pk])
         return
     with connection.cursor() as cursor:
@@ -500,7 +504,9 @@ def on_server(cursor: Any, sql: str) -> str:
         return sql
     if not name:
         with _NAMING:
-            name = _NAMES.setdefault(sql, f"fray_{len(_NAMES) + 1}") or ""
+            name = _NAMES.setdefault(sql, f"fray_{len(_NAMES) + 1}")
+            if name is None:  # found unpreparable meanwhile
+                return sql
             _TEXTS.setdefault(name, sql)
     # Per Django connection (each thread has its own), for the driver's connection it holds.
     kept = getattr(cursor.db, "fray_statements", None)
