@@ -609,15 +609,14 @@ def _stored_names(model: type[Model]) -> tuple[str, ...]:
     return tuple(f.attname for f in fields if not getattr(f, "auto_now_add", False))
 
 
-def _stored(model: type[Model]) -> Prepared:
-    """An encounter's rows of ``model`` as stored, the columns ``_stored_names`` names."""
-    names = _stored_names(model)
+def _stored(model: type[Model], names: tuple[str, ...]) -> Prepared:
+    """An encounter's rows of ``model`` as stored: the columns ``names`` (``_stored_names``)."""
     return Prepared(lambda pk: model._default_manager.filter(encounter=pk).values_list(*names))
 
 
 _FEW = 4  # new rows at most to read them one by one, rather than all
-_STORED = {m: _stored(m) for m in (Combatant, Seat)}
 _STORED_NAMES = {m: _stored_names(m) for m in (Combatant, Seat)}
+_STORED = {m: _stored(m, names) for m, names in _STORED_NAMES.items()}
 _ALL_NAMES = {m: tuple(f.attname for f in m._meta.concrete_fields) for m in (Combatant, Seat)}
 _ONE = {m: Prepared(lambda pk, m=m: m._default_manager.filter(pk=pk)) for m in (Combatant, Seat)}
 _ALL = {
@@ -667,15 +666,10 @@ def _undone(entries: list[LogEntry] | None, undos: dict[int, int]) -> list[LogEn
 
 
 def _merged(kept: list[LogEntry] | None, changed: list[LogEntry], window: int) -> list[LogEntry]:
-    """A window of the log with ``changed`` entries put in (new ones, or ones undone since):
-    in the log's order, newest first."""
-    if not changed:
-        return list(kept or ())
-    # (``id``, not the ``pk`` property: these loops run over the log's window per change)
-    fresh = {entry.id: entry for entry in changed}
-    entries = [entry for entry in kept or () if entry.id not in fresh] + changed
-    entries.sort(key=lambda entry: (entry.seq, entry.id), reverse=True)
-    return entries[:window]
+    """A window of the log with the entries written since it was read (``changed``, each
+    newer than all it holds) on top: in the log's order, newest first."""
+    newest = sorted(changed, key=lambda entry: (entry.seq, entry.id), reverse=True)
+    return (newest + list(kept or ()))[:window]
 
 
 ROWS = Lru(20_000)
