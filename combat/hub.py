@@ -369,13 +369,22 @@ def _build(
     with RENDER_LOCK:
         state = hub.state
         current = state is not None and state.seq >= at_least
-        ahead = read is not None and not current and read_follows(read, state, hub.encounter_id)
+        ahead = read is not None and _makes_views(hub, read, at_least)
         with reading(read[1]) if ahead else contextlib.nullcontext():
             built = build_views(hub.encounter_id, audiences, hub.views, state, current=current)
         if built is not None:
             if hub.latest is None or built[0].seq >= hub.latest.seq:
                 hub.latest = built[0]
         return built
+
+
+def _makes_views(hub: TableHub, read: tuple[int | None, Read], at_least: int) -> bool:
+    """Whether ``read`` (the table as a change left it) is what ``hub`` loads to reach number
+    ``at_least``: its state is older, and a load after it asks what the read holds."""
+    state = hub.state
+    if state is not None and state.seq >= at_least:  # current: no load
+        return False
+    return read_follows(read, state, hub.encounter_id)
 
 
 _ELSEWHERE: Any = object()  # not built here: on the render thread, then
@@ -391,10 +400,7 @@ def _build_on_loop(
     render holds the caches, or the render asked the database after all (a row new since
     the last state: Django refuses a query on the loop)."""
     read = decoded(hub.encounter_id, rows)
-    state = hub.state
-    if read is None or state is None or state.seq >= at_least:
-        return _ELSEWHERE
-    if not read_follows(read, state, hub.encounter_id):
+    if read is None or not _makes_views(hub, read, at_least):
         return _ELSEWHERE
     if not RENDER_LOCK.acquire(blocking=False):  # never wait on the loop
         return _ELSEWHERE
