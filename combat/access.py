@@ -189,6 +189,18 @@ def viewer_of(session: MutableMapping[str, Any], slug: str) -> Viewer | None:
     return None if encounter is None else viewer_from_session(session, encounter)
 
 
+def viewer_as_rendered(session: MutableMapping[str, Any], slug: str) -> Viewer | None:
+    """Who this session is at encounter ``slug`` as this process last rendered it, on a
+    table it shows live, reading nothing (``combat.hub.encounter_as_rendered``): for a change
+    that confirms it as it is stored (``Encounter.moved_to``, which raises ``Stale``
+    otherwise). None where that does not say: not known here, or a stranger to it (who may
+    have joined since: ask ``viewer_of``)."""
+    from .hub import encounter_as_rendered  # the hub builds on this module
+
+    encounter = encounter_as_rendered(slug)
+    return None if encounter is None else viewer_from_session(session, encounter)
+
+
 def viewer_for(request: HttpRequest, slug: str) -> Viewer:
     """The viewer of encounter ``slug``, or 404 for anyone it does not know: an outsider
     learns nothing, not even that the encounter exists."""

@@ -28,6 +28,7 @@ from .models import (
     Combatant,
     Condition,
     ConditionKind,
+    Encounter,
     EntryKind,
     HelplessRule,
     LogEntry,
@@ -108,8 +109,14 @@ def _locked_pair(
     viewer: Viewer, first: Combatant, second: Combatant
 ) -> tuple[Combatant, Combatant]:
     """Lock two combatants in id order, so two attacks in opposite directions at once never
-    deadlock on PostgreSQL."""
+    deadlock on PostgreSQL.
+
+    On a copy of the table as this process last rendered it (``Encounter.moved_to``), the
+    rows the request has are the stored ones, as the change's number will confirm: read
+    nothing and lock nothing (on PostgreSQL, one wait less)."""
     encounter = viewer.encounter
+    if _as_rendered(encounter, first, second):
+        return first, second
     rows = {c.pk: c for c in _LOCKED(first.pk, second.pk, encounter.pk)}
     if first.pk not in rows or second.pk not in rows:
         raise Combatant.DoesNotExist
@@ -118,12 +125,29 @@ def _locked_pair(
     return rows[first.pk], rows[second.pk]
 
 
+def _as_rendered(encounter: Encounter, *rows: Combatant) -> bool:
+    """Whether ``rows`` are ``encounter``'s as this process last rendered it (its copy of
+    the table, ``as_rendered``, until a bump confirms it), each set up as a locked read
+    sets it up: then what the request read is what is stored."""
+    if not encounter.__dict__.get("as_rendered") or any(
+        row.encounter_id != encounter.pk or "_shown_conditions" not in row.__dict__ for row in rows
+    ):
+        return False
+    for row in rows:
+        Combatant.encounter.field.set_cached_value(row, encounter)
+    return True
+
+
 def _attack_pair(
     viewer: Viewer, attacker: Combatant, target: Combatant
 ) -> tuple[Combatant, Combatant]:
     """The attacker and its target locked (``_locked_pair``), each with the conditions in
     force on it, read in one query for both: an attack asks whether the one can act and
     whether the other is helpless (``_able``, ``_helpless``)."""
+    if _as_rendered(viewer.encounter, attacker, target):  # with the conditions rendered
+        attacker.running_kinds = [c.kind for c in attacker.shown_conditions]
+        target.running_kinds = [c.kind for c in target.shown_conditions]
+        return attacker, target
     first, second, encounter = attacker.pk, target.pk, viewer.encounter.pk
     # (on PostgreSQL the lock and the read in one round trip, in this order)
     with read_together(
@@ -217,9 +241,9 @@ def _numbered_together(connection: Any, entry: LogEntry, public: bool, once: str
     since, ahead = table_ahead(encounter)
     with connection.cursor() as cursor:
         row, read = run_then_read(cursor, sql, params, ahead, using=connection.alias)
-    entry.pk, entry.seq, entry.public_seq, encounter.public_seq, claimed = row
+    entry.pk, entry.seq, entry.public_seq, public_seq, claimed = row
     entry._state.adding, entry._state.db = False, connection.alias
-    encounter.seq = entry.seq
+    encounter.moved_to(entry.seq, public_seq)
     if not claimed:
         raise Repeated(once)
     if read is not None:

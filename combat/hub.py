@@ -457,6 +457,23 @@ def seat_at(encounter: Encounter, seat_id: int) -> tuple[Seat | None] | None:
     return _from_render(encounter, read)
 
 
+def encounter_as_rendered(slug: str) -> Encounter | None:
+    """Encounter ``slug`` as this process last rendered it, on a table it shows live (a
+    socket on it keeps its hub hearing every change): a copy marked ``as_rendered``, which a
+    change made on it confirms (``Encounter.moved_to``); None when it is not known here."""
+    for hub in list(HUBS.values()):
+        if not hub.sockets:
+            continue
+        with RENDER_LOCK:
+            state = hub.latest
+            if state is None or state.encounter.slug != slug:
+                continue
+            encounter = copied([state.encounter])[0]
+        encounter.as_rendered = True
+        return encounter
+    return None
+
+
 def _from_render(encounter: Encounter, read: Callable[[State], Found]) -> Found | None:
     """What ``read`` finds in the state this process last rendered ``encounter`` at, when
     that is the number ``encounter`` was read at (None: not known here)."""

@@ -132,6 +132,11 @@ def bump_returning(connection: Any) -> str | None:
     )
 
 
+class Stale(Exception):
+    """A change was decided on a copy of its table as this process last rendered it, and
+    another change was stored since (``Encounter.moved_to``): nothing was applied."""
+
+
 class Encounter(models.Model):
     slug = models.CharField(max_length=32, unique=True, default=_slug, editable=False)
     name = models.CharField(pgettext_lazy("encounter", "name"), max_length=80)
@@ -230,16 +235,27 @@ class Encounter(models.Model):
                 written = cursor.fetchone()
             if written is None:  # removed meanwhile, as Django's .get() would say
                 raise Encounter.DoesNotExist("Encounter matching query does not exist.")
-            self.seq, self.public_seq = written
+            self.moved_to(*written)
             return self.seq
         changes = {"seq": F("seq") + 1}
         if public:
             changes["public_seq"] = F("public_seq") + 1
         Encounter.objects.filter(pk=self.pk).update(**changes)
-        self.seq, self.public_seq = Encounter.objects.values_list("seq", "public_seq").get(
-            pk=self.pk
-        )
+        self.moved_to(*Encounter.objects.values_list("seq", "public_seq").get(pk=self.pk))
         return self.seq
+
+    def moved_to(self, seq: int, public_seq: int) -> None:
+        """Take the numbers a bump has just written (in the caller's transaction).
+
+        A copy of the encounter as this process last rendered it (``as_rendered``, see
+        ``combat.hub.encounter_as_rendered``) stood for the table at its number: a change
+        decided on it read nothing again, locked nothing. Its first bump confirms that nothing
+        changed since, the number moving on by exactly one, or raises ``Stale`` (the caller's
+        transaction then rolls back, and the change is decided again on what is stored). Every
+        write to a table moves its number on, so an unchanged number is an unchanged table."""
+        if self.__dict__.pop("as_rendered", False) and seq != self.seq + 1:
+            raise Stale(self.pk)
+        self.seq, self.public_seq = seq, public_seq
 
     def new_links(self) -> None:
         """Replace the referee key, the join token and the table display's token: the old

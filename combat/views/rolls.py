@@ -3,6 +3,7 @@ undo, and the odds shown before a roll."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable
 from typing import Any
@@ -15,7 +16,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from .. import actions, becmi, dolmenwood, odds, system_forms
-from ..access import Viewer, referee_for, viewer_for
+from ..access import Viewer, referee_for, viewer_as_rendered, viewer_for
 from ..errors import Refused, message_for
 from ..forms import (
     ActionForm,
@@ -26,7 +27,7 @@ from ..forms import (
     RestForm,
     SaveForm,
 )
-from ..models import LogEntry
+from ..models import LogEntry, Stale
 from .common import act_once, panel_reply
 
 
@@ -84,20 +85,42 @@ ROLLS: dict[str, tuple[type[ActionForm], Callable[..., LogEntry]]] = {
 
 
 def _roll_view(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
-    viewer = viewer_for(request, slug)
-    form_class, act = ROLLS[panel]
+    if request.method == "POST":
+        # First on the table as this process last rendered it, reading nothing again: the
+        # change confirms it was still the stored one. Anything else (another change came
+        # first, a refusal, a mistake in the form) is decided again on what is stored.
+        viewer = viewer_as_rendered(request.session, slug)
+        if viewer is not None:
+            with contextlib.suppress(Stale, PermissionDenied):
+                posted = _posted(request, viewer, panel)
+                if isinstance(posted, HttpResponse):
+                    return posted
+        viewer = viewer_for(request, slug)
+        form = _posted(request, viewer, panel)
+        if isinstance(form, HttpResponse):
+            return form
+    else:
+        viewer = viewer_for(request, slug)
+        _may_roll(viewer, panel)
+        form = ROLLS[panel][0](viewer=viewer, initial=_initial(request))
+    return panel_reply(request, viewer, panel, form=form, odds=odds.for_form(form))
+
+
+def _may_roll(viewer: Viewer, panel: str) -> None:
     if panel == "hp" and not viewer.may_adjust_hit_points:
         raise PermissionDenied
-    if request.method == "POST":
-        _refuse_foreign_actor(request, viewer)
-        form = form_class(request.POST, viewer=viewer)
-        once = request.POST.get("once", "")
-        done, entry = act_once(viewer, once, form, lambda: act(viewer, **form.cleaned_data))
-        if done:
-            return _rolled(request, viewer, panel, form, entry)
-    else:
-        form = form_class(viewer=viewer, initial=_initial(request))
-    return panel_reply(request, viewer, panel, form=form, odds=odds.for_form(form))
+
+
+def _posted(request: HttpRequest, viewer: Viewer, panel: str) -> HttpResponse | ActionForm:
+    """The roll posted: its result shown, or, when nothing was applied, the form with what
+    was wrong."""
+    form_class, act = ROLLS[panel]
+    _may_roll(viewer, panel)
+    _refuse_foreign_actor(request, viewer)
+    form = form_class(request.POST, viewer=viewer)
+    once = request.POST.get("once", "")
+    done, entry = act_once(viewer, once, form, lambda: act(viewer, **form.cleaned_data))
+    return _rolled(request, viewer, panel, form, entry) if done else form
 
 
 def _rolled(

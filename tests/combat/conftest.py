@@ -179,3 +179,21 @@ def count_loads(monkeypatch) -> list[tuple]:
 
     monkeypatch.setattr(live.State, "load", classmethod(counting_load))
     return loads
+
+
+@pytest.fixture
+def table(db):
+    """A referee, three seated players with a hero each, and six goblins of 50 hit points."""
+    encounter = Encounter.objects.create(name="Crypt")
+    referee = Client()
+    referee.get(reverse("referee_link", args=[encounter.referee_key]))
+    players = []
+    for name in ("Anna", "Boris", "Cyril"):
+        player = Client()
+        player.post(reverse("join", args=[encounter.join_token]), {"name": name})
+        players.append(player)
+    seats = list(encounter.seats.order_by("pk"))
+    heroes = [character(encounter, f"Hero {n}", seat=seat) for n, seat in enumerate(seats)]
+    goblins = [monster(encounter, f"Goblin {n}", hp_max=50, hp=50) for n in range(6)]
+    encounter.refresh_from_db()
+    return encounter, referee, players, heroes, goblins

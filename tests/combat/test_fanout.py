@@ -16,7 +16,7 @@ from django.urls import reverse
 from combat import live
 from combat.asgi import application
 
-from .conftest import character, count_loads, monster
+from .conftest import count_loads
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -82,25 +82,6 @@ def _count_drawings(monkeypatch) -> list[str]:
 
 
 LINE = "a row's line"
-
-
-@pytest.fixture
-def table(db):
-    from combat.models import Encounter
-
-    encounter = Encounter.objects.create(name="Crypt")
-    referee = Client()
-    referee.get(reverse("referee_link", args=[encounter.referee_key]))
-    players = []
-    for name in ("Anna", "Boris", "Cyril"):
-        player = Client()
-        player.post(reverse("join", args=[encounter.join_token]), {"name": name})
-        players.append(player)
-    seats = list(encounter.seats.order_by("pk"))
-    heroes = [character(encounter, f"Hero {n}", seat=seat) for n, seat in enumerate(seats)]
-    goblins = [monster(encounter, f"Goblin {n}", hp_max=50, hp=50) for n in range(6)]
-    encounter.refresh_from_db()
-    return encounter, referee, players, heroes, goblins
 
 
 def _damage(client: Client, encounter, who, amount: int = 1):
