@@ -441,7 +441,8 @@ def rows_at(encounter: Encounter) -> list[Combatant] | None:
     Every write to the table moves the encounter's number on, so the rows rendered at that
     number are the rows stored at it: a request on a watched table (a tap before a roll, the
     form after it) reads none of them again. Copies, so that the hub's stay its own; an
-    action still reads and locks the rows it changes."""
+    action reads and locks the rows it changes, unless its change confirms the number
+    (``encounter_as_rendered``)."""
     return _from_render(encounter, lambda state: copied(state.combatants))
 
 
