@@ -463,13 +463,11 @@ def encounter_as_rendered(slug: str) -> Encounter | None:
     socket on it keeps its hub hearing every change): a copy marked ``as_rendered``, which a
     change made on it confirms (``Encounter.moved_to``); None when it is not known here."""
     for hub in list(HUBS.values()):
-        if not hub.sockets:
+        state = hub.latest
+        if state is None or state.encounter.slug != slug or not hub.sockets:
             continue
-        with RENDER_LOCK:
-            state = hub.latest
-            if state is None or state.encounter.slug != slug:
-                continue
-            encounter = copied([state.encounter])[0]
+        with RENDER_LOCK:  # as ``_from_render`` reads it: no render half done
+            encounter = copied([(hub.latest or state).encounter])[0]  # (it only moves on)
         encounter.as_rendered = True
         return encounter
     return None
