@@ -42,6 +42,7 @@ from .prepared import (
     insert,
     insert_statement,
     inserted_values,
+    lock_later,
     read_together,
     run_then_read,
     save_fields,
@@ -114,10 +115,10 @@ def _locked_pair(
     deadlock on PostgreSQL.
 
     On a copy of the table as this process last rendered it (``Encounter.moved_to``), the
-    rows the request has are the stored ones, as the change's number will confirm: read
-    nothing and lock nothing (on PostgreSQL, one wait less)."""
+    rows the request has are the stored ones, as the change's number will confirm: nothing
+    is read, and the lock goes with the next statement (on PostgreSQL, one wait less)."""
     encounter = viewer.encounter
-    if _as_rendered(encounter, first, second):
+    if _taken_as_rendered(encounter, first, second):
         return first, second
     rows = {c.pk: c for c in _LOCKED(first.pk, second.pk, encounter.pk)}
     if first.pk not in rows or second.pk not in rows:
@@ -127,16 +128,21 @@ def _locked_pair(
     return rows[first.pk], rows[second.pk]
 
 
-def _as_rendered(encounter: Encounter, *rows: Combatant) -> bool:
-    """Whether ``rows`` are ``encounter``'s as this process last rendered it (its copy of
-    the table, ``as_rendered``, until a bump confirms it), each set up as a locked read
-    sets it up: then what the request read is what is stored."""
+def _taken_as_rendered(encounter: Encounter, first: Combatant, second: Combatant) -> bool:
+    """Whether ``first`` and ``second`` are ``encounter``'s as this process last rendered
+    it (its copy of the table, ``as_rendered``, until a bump confirms it): then what the
+    request has is what is stored, and they are taken as they are, set up as ``_LOCKED``
+    reads them. Their lock goes with the next statement: it is not needed to read them, but
+    it keeps the order every change takes its locks in (combatants by id first, the
+    encounter's number last), so that no two changes at once wait for each other."""
     if not encounter.__dict__.get("as_rendered") or any(
-        row.encounter_id != encounter.pk or "_shown_conditions" not in row.__dict__ for row in rows
+        row.encounter_id != encounter.pk or "_shown_conditions" not in row.__dict__
+        for row in (first, second)
     ):
         return False
-    for row in rows:
+    for row in (first, second):
         Combatant.encounter.field.set_cached_value(row, encounter)
+    lock_later(_LOCKED, first.pk, second.pk, encounter.pk, using=router.db_for_write(Combatant))
     return True
 
 
@@ -146,7 +152,7 @@ def _attack_pair(
     """The attacker and its target locked (``_locked_pair``), each with the conditions in
     force on it, read in one query for both: an attack asks whether the one can act and
     whether the other is helpless (``_able``, ``_helpless``)."""
-    if _as_rendered(viewer.encounter, attacker, target):  # with the conditions rendered
+    if _taken_as_rendered(viewer.encounter, attacker, target):  # with the conditions rendered
         attacker.running_kinds = [c.kind for c in attacker.shown_conditions]
         target.running_kinds = [c.kind for c in target.shown_conditions]
         return attacker, target

@@ -187,11 +187,7 @@ def save_fields(instance: models.Model, *names: str, using: str = "default") -> 
     values = [
         field.get_db_prep_save(field.pre_save(instance, False), connection) for field in fields
     ]
-    if (
-        connection.vendor == "postgresql"
-        and connection.in_atomic_block
-        and not connection.settings_dict["OPTIONS"].get("server_side_binding")
-    ):  # (binding on the server, statements go one by one)
+    if _goes_later(connection):
         _write_later(connection, sql, [*values, instance.pk])
         return
     with connection.cursor() as cursor:
@@ -215,6 +211,30 @@ def _updated(cursor: Any) -> None:
 # writes go on their own (``combat.postgresql``); a rollback drops them.
 
 _WAITING = threading.local()  # per thread: database alias -> [(sql, params)] not yet sent
+
+
+def _goes_later(connection: Any) -> bool:
+    return (
+        connection.vendor == "postgresql"
+        and connection.in_atomic_block
+        and not connection.settings_dict["OPTIONS"].get("server_side_binding")
+    )  # (binding on the server, statements go one by one)
+
+
+def lock_later(query: Prepared, *values: Any, using: str = "default") -> None:
+    """Lock the rows ``query`` (a ``select_for_update``) finds, as its run would, but with
+    the connection's next statement, as ``save_fields`` writes (a lock whose rows the caller
+    has already: it holds them in the same order, one wait less). Where nothing waits for a
+    next statement, at once; where a transaction locks the whole database (SQLite), nothing."""
+    connection = connections[using]
+    if not connection.features.has_select_for_update:
+        return
+    plan = query._plan(len(values), using)
+    if not _goes_later(connection):
+        query._fetch(plan, values, using)
+        return
+    # One row whatever it locks, so that it counts as a write that found its row.
+    _write_later(connection, f"SELECT count(*) FROM ({plan.sql}) AS locked", plan.params(values))
 
 
 def _write_later(connection: Any, sql: str, params: list[Any]) -> None:

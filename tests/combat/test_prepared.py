@@ -359,3 +359,53 @@ def test_saved_fields_kept_for_the_next_statement_go_with_a_commit_and_go_with_a
     save_fields(goblin, "hp")  # no transaction: at once
     assert postgresql.execute_wrappers == []
     assert Combatant.objects.get(pk=goblin.pk).hp == 8
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lock_kept_for_the_next_statement_holds_its_rows_from_that_statement_on(
+    two_tables, postgresql
+):
+    """Another connection finds the rows locked once the next statement has gone, and free
+    before it, and after the commit; the lock counts as a write that found its rows even
+    where it finds none."""
+    import threading
+
+    from django.db import connections, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from combat.prepared import lock_later
+
+    hero, goblin = Combatant.objects.filter(encounter=two_tables[0]).order_by("pk")
+    by_id = Prepared(
+        lambda first, second: Combatant.objects.select_for_update().filter(pk__in=[first, second])
+    )
+
+    def locked_elsewhere() -> bool:
+        found: list[bool] = []
+
+        def probe() -> None:
+            try:
+                with transaction.atomic():
+                    rows = Combatant.objects.select_for_update(nowait=True).filter(pk=goblin.pk)
+                    found.append(not list(rows))
+            except Exception as error:  # psycopg's LockNotAvailable, as Django raises it
+                found.append("could not obtain lock" in str(error))
+            finally:
+                connections.close_all()
+
+        thread = threading.Thread(target=probe)
+        thread.start()
+        thread.join(10)
+        return found == [True]
+
+    with transaction.atomic():
+        with CaptureQueriesContext(postgresql) as asked:
+            lock_later(by_id, hero.pk, goblin.pk)
+            assert not asked.captured_queries and not locked_elsewhere()
+            assert Encounter.objects.get(pk=two_tables[0].pk).name == "Crypt"
+        (sent,) = [q["sql"] for q in asked]
+        assert sent.startswith("SELECT count(*) FROM (SELECT") and "FOR UPDATE" in sent, sent
+        assert locked_elsewhere()
+        lock_later(by_id, 1_000_000_001, 1_000_000_002)  # no such rows: nothing to lock
+        assert Encounter.objects.filter(pk=two_tables[1].pk).exists()
+    assert not locked_elsewhere()
