@@ -3,8 +3,8 @@
 Each function runs in one transaction: it locks the combatants it changes (row locks on
 PostgreSQL; the IMMEDIATE write lock on SQLite), applies what the rules decided, appends one
 log entry under a new sequence number and announces the change after commit. On a copy of
-the table as this process last rendered it, the lock is the number instead: the change
-finds it moved on by exactly one, or rolls back (``Encounter.moved_to``). The log entry's
+the table as this process last rendered it, nothing is read again: the change finds the
+number moved on by exactly one, or rolls back (``Encounter.moved_to``). The log entry's
 ``data`` is keys and numbers only, so each viewer reads it in their own language.
 """
 
