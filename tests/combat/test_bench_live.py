@@ -6,6 +6,7 @@ machine's speed: the runs check the shape of the output, never a time.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import subprocess
@@ -140,7 +141,10 @@ def test_the_figures_survive_the_trip_from_the_layers_process() -> None:
     figures = Figures(
         layer="scale-out",
         workers=2,
-        fanouts=[_fanout(10, [0.02], [0.01], (0.03, 0.001), ([0.012], 0.004))],
+        fanouts=[
+            _fanout(10, [0.02], [0.01], (0.03, 0.001), ([0.012], 0.004)),
+            _fanout(50, [0.03], [0.02], (0.05, 0.002), ([0.022], 0.006)),
+        ],
         first_load={"player": [("/e/x/", 100)]},
         tables=TablesRun(tables=2, players=1, steps=[Step(offered=2, achieved=2)]),
     )
@@ -148,7 +152,15 @@ def test_the_figures_survive_the_trip_from_the_layers_process() -> None:
     assert again == figures
     lines: list[str] = []
     write_comparison(lines.append, figures, again)
-    assert "  N=10 fray p50: 20.0 ms against 20.0 ms, 1.00x met" in lines
+    # The targets name 50 and 200 sockets; 10 is shown beside them.
+    assert "  N=50 fray p50: 30.0 ms against 30.0 ms, 1.00x met" in lines
+    assert "  N=10 fray p50: 20.0 ms against 20.0 ms, 1.00x (informative)" in lines
+    slower = dataclasses.replace(
+        again, fanouts=[again.fanouts[0], _fanout(50, [0.06], [0.02], (0.05, 0.002))]
+    )
+    lines = []
+    write_comparison(lines.append, figures, slower)
+    assert "  N=50 fray p50: 60.0 ms against 30.0 ms, 2.00x NOT met" in lines
 
 
 def test_it_reads_the_sequence_number_of_a_message_only_from_live_seq() -> None:

@@ -1272,8 +1272,23 @@ def write_targets(write: Callable[[str], None], figures: Figures) -> None:
         write(f"  first load, {who}: {_kb(size)} (<= {_kb(limit)}) {_met(size <= limit)}")
 
 
+# The figures the issue's targets name (``write_targets``): "the same figures" on PostgreSQL
+# and Redis are these. The others are compared too, as information.
+TARGETED = {
+    "N=50 fray p50",
+    "N=50 fray p99",
+    "N=50 fray cpu/change",
+    "N=200 fray p99",
+    "N=200 connects",
+    "tables actions/s held",
+    "first load referee",
+    "first load player",
+}
+
+
 def write_comparison(write: Callable[[str], None], embedded: Figures, scaled: Figures) -> None:
-    """Scale-out against embedded, figure by figure: the target is no worse than 1.5x."""
+    """Scale-out against embedded, figure by figure: for the figures the targets name, no
+    worse than 1.5x; every other one shown beside them, informative."""
     write("targets, scale-out against embedded (no worse than 1.5x):")
     before = key_figures(embedded)
     for name, new in key_figures(scaled).items():
@@ -1284,7 +1299,8 @@ def write_comparison(write: Callable[[str], None], embedded: Figures, scaled: Fi
                 _kb(v) if "load" in name else f"{v:.1f}" if "held" in name else _ms(v)
                 for v in (new, old)
             ]
-            write(f"  {name}: {shown[0]} against {shown[1]}, {worse:.2f}x {_met(worse <= 1.5)}")
+            verdict = _met(worse <= 1.5) if name in TARGETED else "(informative)"
+            write(f"  {name}: {shown[0]} against {shown[1]}, {worse:.2f}x {verdict}")
 
 
 def write_summary(write: Callable[[str], None], figures: Figures) -> None:
