@@ -135,7 +135,7 @@ def _taken_as_rendered(encounter: Encounter, first: Combatant, second: Combatant
     reads them. Their lock goes with the next statement: it is not needed to read them, but
     it keeps the order every change takes its locks in (combatants by id first, the
     encounter's number last), so that no two changes at once wait for each other."""
-    if not encounter.__dict__.get("as_rendered") or any(
+    if not encounter.as_rendered or any(
         row.encounter_id != encounter.pk or "_shown_conditions" not in row.__dict__
         for row in (first, second)
     ):

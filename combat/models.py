@@ -201,6 +201,10 @@ class Encounter(models.Model):
     )
     created = models.DateTimeField(auto_now_add=True)
 
+    # Not stored: True on a copy of the encounter as this process last rendered it
+    # (``combat.hub.encounter_as_rendered``) until its first bump confirms it (``moved_to``).
+    as_rendered = False
+
     class Meta:
         ordering = ["-created"]
 
@@ -249,7 +253,7 @@ class Encounter(models.Model):
 
         A copy of the encounter as this process last rendered it (``as_rendered``, see
         ``combat.hub.encounter_as_rendered``) stood for the table at its number: a change
-        decided on it read nothing again, locked nothing. Its first bump confirms that nothing
+        decided on it read nothing again. Its first bump confirms that nothing
         changed since, the number moving on by exactly one, or raises ``Stale`` (the caller's
         transaction then rolls back, and the change is decided again on what is stored). Every
         write to a table moves its number on, so an unchanged number is an unchanged table."""

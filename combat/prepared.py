@@ -206,9 +206,11 @@ def _updated(cursor: Any) -> None:
 # writes its log entry (``run_then_read``): within a transaction, ``save_fields`` keeps its
 # UPDATE until the connection sends its next statement, and sends it with that one, in the
 # same round trip, in the same order; a ``run_then_read`` takes the waiting writes into its
-# own list of statements. A write that affected no row fails as it would have, only later
-# in the same transaction (which then rolls back whole, as before). Before a commit the
-# writes go on their own (``combat.postgresql``); a rollback drops them.
+# own list of statements. A lock whose rows the caller has already waits the same way
+# (``lock_later``), written to give one row, as a write that found its row does. A write
+# that affected no row fails as it would have, only later in the same transaction (which
+# then rolls back whole, as before). Before a commit the writes go on their own
+# (``combat.postgresql``); a rollback drops them.
 
 _WAITING = threading.local()  # per thread: database alias -> [(sql, params)] not yet sent
 
@@ -272,8 +274,8 @@ def _together(cursor: Any, waiting: list[tuple[str, list[Any]]]) -> tuple[str, l
 
 
 def _each_updated(cursor: Any, count: int) -> None:
-    """After ``count`` UPDATEs sent together (and maybe more statements after them): each
-    affected its row. Leaves the cursor at the result after theirs."""
+    """After ``count`` waiting statements sent together (and maybe more after them): each
+    affected its row (a lock: gave its one row). Leaves the cursor at the result after theirs."""
     for index in range(count):
         if index:
             cursor.cursor.nextset()
