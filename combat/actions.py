@@ -11,7 +11,7 @@ number moved on by exactly one, or rolls back (``Encounter.moved_to``). The log 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db import IntegrityError, connections, router, transaction
@@ -20,7 +20,7 @@ from django.db.models import Model, Q
 from rules import dice, ose
 from rules.core import Modifier
 
-from . import classes
+from . import classes, unseen
 from .access import Viewer
 from .errors import Refused
 from .live import announce, keep_read, table_ahead
@@ -202,8 +202,15 @@ def _record(
     effects: Sequence[dict[str, int]] = (),
     undoes: LogEntry | None = None,
     once: str = "",
+    names: Iterable[Combatant] = (),
 ) -> LogEntry:
+    """Write ``data`` as the encounter's next log entry and announce it after commit.
+
+    ``names``: the combatants ``data`` names besides the entry's actor and target (whose
+    being hidden makes the whole entry ``secret``): those hidden now are left out of what
+    players read of it (``combat.unseen``)."""
     encounter = viewer.encounter
+    data = unseen.stamped(data, names)
     if secret:
         public = _public_outcome(viewer, effects)
         if public:
@@ -817,13 +824,19 @@ def _undo(viewer: Viewer, entry: LogEntry) -> LogEntry:
             zones.undo_effect(combatant, effect)
         reversed_effects.append(reversed_effect)
         if combatant.hp > 0 >= combatant.hp - reversed_effect["hp"]:
-            revived.append(combatant.name)
+            revived.append(combatant)
     data = {
         "entry_seq": entry.seq,
         "entry_public_seq": entry.public_seq,
         "entry_kind": entry.kind,
-        "revived": revived,
+        "revived": [c.name for c in revived],
     }
     return _record(
-        viewer, EntryKind.UNDO, data, secret=entry.secret, effects=reversed_effects, undoes=entry
+        viewer,
+        EntryKind.UNDO,
+        data,
+        secret=entry.secret,
+        effects=reversed_effects,
+        undoes=entry,
+        names=revived,
     )

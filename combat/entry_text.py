@@ -16,6 +16,7 @@ translator's text is trusted, as ``{% blocktranslate %}`` trusts it).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,6 +24,7 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext, ngettext, pgettext
 
 from .models import LogEntry
+from .unseen import for_players
 from .templatetags.fray import ability_label, dice_notation, save_label
 from .templatetags.roll_lines import die_source, hit_outcome, less, mods, roll_line, shown
 
@@ -141,6 +143,11 @@ class _Drawing:
     def __init__(
         self, entry: LogEntry, *, undone: int | None, referee: bool, show_numbers: bool
     ) -> None:
+        if not referee:  # what players may read of it (hidden names left out: combat.unseen)
+            seen = for_players(entry.data)
+            if seen is not entry.data:
+                entry = copy.copy(entry)
+                entry.data = seen
         self.entry, self.d, self.undone = entry, entry.data, undone
         self.referee, self.show_numbers = referee, show_numbers
 

@@ -358,7 +358,7 @@ def roll_initiative(
     turn |= {"rolled": True, "order": order, "index": 0, "step": 0}
     encounter.turn = turn
     _save(encounter, "turn")
-    return _record(viewer, EntryKind.INITIATIVE, data, once=once)
+    return _record(viewer, EntryKind.INITIATIVE, data, once=once, names=living)
 
 
 @transaction.atomic
@@ -393,16 +393,19 @@ def next_turn(viewer: Viewer, once: str = "") -> LogEntry:
     _save(encounter, "turn")
     done = turn["index"] >= len(turn["order"])
     data = {"event": "next", "round": encounter.round, "before": before, "done": done}
+    acting: list[Combatant] = []
     if not done:
-        data["acting"] = _acting_names(encounter, turn["order"][turn["index"]])
-    return _record(viewer, EntryKind.TURN, data, once=once)
+        data["acting"], acting = _acting(encounter, turn["order"][turn["index"]])
+    return _record(viewer, EntryKind.TURN, data, once=once, names=acting)
 
 
-def _acting_names(encounter: Encounter, turn: dict[str, Any]) -> dict[str, Any]:
+def _acting(encounter: Encounter, turn: dict[str, Any]) -> tuple[dict[str, Any], list[Combatant]]:
+    """Who acts now, as the log names them, and the combatants it names."""
     if "sides" in turn:
-        return {"sides": turn["sides"]}
-    names = dict(encounter.combatants.filter(pk__in=turn["ids"]).values_list("pk", "name"))
-    return {"names": [names[i] for i in turn["ids"] if i in names]}
+        return {"sides": turn["sides"]}, []
+    found = {c.pk: c for c in encounter.combatants.filter(pk__in=turn["ids"])}
+    acting = [found[i] for i in turn["ids"] if i in found]
+    return {"names": [c.name for c in acting]}, acting
 
 
 @transaction.atomic
@@ -418,7 +421,7 @@ def end_round(viewer: Viewer, once: str = "") -> LogEntry:
         .select_related("combatant")
         .order_by("combatant__pk", "pk")
     )
-    ticked, expired = [], []
+    ticked, expired, named = [], [], []
     for condition in running:
         tick = rules.tick_conditions(
             [rules.ActiveCondition(condition.kind, condition.rounds_left, note=condition.note)]
@@ -429,6 +432,7 @@ def end_round(viewer: Viewer, once: str = "") -> LogEntry:
         ticked.append(condition.pk)
         if tick.expired:
             expired.append([condition.combatant.name, condition.kind, condition.note])
+            named.append(condition.combatant)
     # Hit locations: bleeding, death and writhing timers (combat.zones), undone with the round.
     zone_effects, zone_lines = zones.tick_round(encounter)
     encounter.round += 1
@@ -443,7 +447,8 @@ def end_round(viewer: Viewer, once: str = "") -> LogEntry:
     }
     if zone_lines:
         data["zones"] = zone_lines
-    return _record(viewer, EntryKind.TURN, data, effects=zone_effects, once=once)
+        named += encounter.combatants.filter(pk__in=[e["combatant"] for e in zone_effects])
+    return _record(viewer, EntryKind.TURN, data, effects=zone_effects, once=once, names=named)
 
 
 @dataclass(frozen=True)
@@ -553,7 +558,8 @@ def end_fight(
     if at != marker(encounter):
         raise Refused("round_moved_on")
     _in_fight(encounter)
-    summary = fight_summary(encounter, list(encounter.combatants.all()))
+    combatants = list(encounter.combatants.all())
+    summary = fight_summary(encounter, combatants)
     if {foe.pk for foe in summary.slain} != set(xp):
         raise Refused("summary_changed")
     awards = [
@@ -582,7 +588,7 @@ def end_fight(
     encounter.round = 0
     encounter.turn = {}
     _save(encounter, "round", "turn")
-    return _record(viewer, EntryKind.COMBAT, data, once=once)
+    return _record(viewer, EntryKind.COMBAT, data, once=once, names=combatants)
 
 
 @transaction.atomic
@@ -658,12 +664,12 @@ def check_morale(
         "first_death": after.first_death_checked or why == "first_death",
         "half": after.half_checked or why == "half",
     }
-    fled: list[tuple[int, str]] = []
+    fled: list[Combatant] = []
     if not result.passed and flee:
         members = Combatant.objects.select_for_update().filter(
             encounter=encounter, side=side, hp__gt=0, fled=False
         )
-        fled = list(members.values_list("pk", "name"))
+        fled = list(members.only("pk", "name", "side", "hidden"))
         members.update(fled=True)
     before = encounter.morale or {}
     encounter.morale = before | {side: record}
@@ -678,11 +684,11 @@ def check_morale(
         "passed": result.passed,
         "automatic": str(result.automatic) if result.automatic else "",
         "to_the_death": result.fights_to_death,
-        "fled": [name for _pk, name in fled],
-        "fled_ids": [pk for pk, _name in fled],
+        "fled": [c.name for c in fled],
+        "fled_ids": [c.pk for c in fled],
         "before_morale": before,
     }
-    return _record(viewer, EntryKind.MORALE, data, once=once)
+    return _record(viewer, EntryKind.MORALE, data, once=once, names=fled)
 
 
 # --- undo -----------------------------------------------------------------------------------

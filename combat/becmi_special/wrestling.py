@@ -243,6 +243,7 @@ def start_wrestle(
         data,
         secret=_secret(viewer, secret, attacker, defender),
         once=once,
+        names=[*attacker_helpers, *defender_helpers],
     )
 
 
