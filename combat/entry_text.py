@@ -24,9 +24,9 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext, ngettext, pgettext
 
 from .models import LogEntry
-from .unseen import for_players
 from .templatetags.fray import ability_label, dice_notation, save_label
 from .templatetags.roll_lines import die_source, hit_outcome, less, mods, roll_line, shown
+from .unseen import for_players
 
 
 class _Missing:

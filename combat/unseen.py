@@ -100,7 +100,5 @@ def _value(value: Any, hidden: Mapping[str, str]) -> Any:
     if isinstance(value, Mapping):
         return _mapping(value, hidden)
     if isinstance(value, list | tuple):
-        return type(value)(
-            _value(item, hidden) for item in value if not _stands_for(item, hidden)
-        )
+        return type(value)(_value(item, hidden) for item in value if not _stands_for(item, hidden))
     return value
