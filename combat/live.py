@@ -32,13 +32,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import F, Model, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 
 from .access import Viewer, referee_mark
+from .fragments import drawn, logged_once, part_notice, row_notice
 from .lru import Lru
 from .models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
 from .prepared import Named, Prepared, Read, read_together
@@ -243,9 +244,15 @@ def own_first(rows: Iterable[Row], own: Collection[int]) -> list[Row]:
 def in_turn_order(rows: Iterable[Combatant], turn: dict[str, Any]) -> list[Combatant]:
     """``rows`` in the order they act this round when each rolled their own initiative, those
     not in it (added since, or down) after them; with a die per side, the table's order."""
-    ranks = {
-        pk: rank for rank, step in enumerate(turn.get("order") or ()) for pk in step.get("ids", ())
-    }
+    try:
+        ranks = {
+            pk: rank
+            for rank, step in enumerate(turn.get("order") or ())
+            for pk in step.get("ids", ())
+        }
+    except (AttributeError, TypeError):  # a stored order that is not one: the table's
+        logged_once(("turn order", repr(turn)[:200]))
+        return list(rows)
     if not ranks:
         return list(rows)
     return sorted(rows, key=lambda row: ranks.get(row.id, len(ranks)))
@@ -267,7 +274,13 @@ def live_context(viewer: Viewer) -> dict[str, Any]:
         combatant.holds = holds.get(combatant.pk, [])
     own = frozenset(c.pk for c in combatants if viewer.seat and c.seat_id == viewer.seat.pk)
     controlled = {c.pk for c in combatants if viewer.can_control(c)}
-    fight = round_context(encounter, combatants, conditions, referee=viewer.is_referee, own=own)
+    try:
+        fight = round_context(encounter, combatants, conditions, referee=viewer.is_referee, own=own)
+    except DatabaseError:
+        raise
+    except Exception:  # the round's section shows a notice (``part``); the page goes on
+        logged_once(("round", encounter.pk))
+        fight = {"round_broken": True}
     return fight | {
         "viewer": viewer,
         "encounter": encounter,
@@ -328,6 +341,7 @@ class State:
     # The state loaded before this one: a row that shows what it showed then keeps the very
     # tuple it had, so the views tell an unchanged row by identity (``_row``).
     previous: InitVar[State | None] = None
+    round_broken: bool = False  # its round's stored state cannot be worked out (``standing``)
 
     def __post_init__(self, previous: State | None) -> None:
         remember = Combatant.encounter.field.set_cached_value
@@ -492,10 +506,20 @@ class State:
 
     @functools.cached_property
     def standing(self) -> Standing:
-        """The round as it stands, worked out once for every audience."""
-        from .rounds import standing  # built on this module
+        """The round as it stands, worked out once for every audience. A round whose stored
+        state cannot be worked out stands still (no one acts): ``round_broken`` says so, and
+        the round's section shows a notice instead (``_banner``)."""
+        from .rounds import Standing, standing  # built on this module
 
-        return standing(self.encounter, self.combatants, self.conditions)
+        try:
+            return standing(self.encounter, self.combatants, self.conditions)
+        except DatabaseError:
+            raise
+        except Exception:
+            logged_once(("round", self.encounter.pk))
+            self.round_broken = True
+            none: frozenset[Any] = frozenset()
+            return Standing(0, "", False, none, none, 0, False, False, ())
 
     def shows_numbers(self, audience: Audience) -> bool:
         """Whether ``audience`` sees foes' hit points."""
@@ -744,7 +768,7 @@ def _row(
     if before is not None and before.row_keys.get(pk) == key:
         return before.rows[pk]
 
-    def render() -> str:
+    def draw() -> str:
         from .templatetags.fray_live import row_html  # the page's own, with no CSRF token
 
         language = audience.language
@@ -766,7 +790,12 @@ def _row(
                 rest=rest,
             )
 
-    return ROWS.fetch(key, render)
+    def notice() -> str:
+        with translation.override(audience.language):
+            return row_notice(combatant, referee=audience.referee)
+
+    # A row that cannot be drawn says so, alone: the other rows and the socket go on.
+    return ROWS.fetch(key, lambda: drawn(("row", pk), draw, notice))
 
 
 REST = "combat/_combatant_rest.html"  # all of a row below its line, drawn apart
@@ -1053,14 +1082,29 @@ def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int
     """The round's section for ``audience`` (a seat's says when its side acts)."""
     from .rounds import round_context  # built on this module
 
-    fight = round_context(
-        state.encounter,
-        state.combatants,
-        state.conditions,
-        referee=audience.referee,
-        own=own,
-        now=state.standing,
-    )
+    def broken() -> str:
+        context = {"encounter": state.encounter, "oob": True}
+        with translation.override(audience.language):
+            return part_notice(referee=audience.referee, element="round", context=context)
+
+    what = ("round", state.encounter.pk)
+    try:
+        now = state.standing
+        fight = round_context(
+            state.encounter,
+            state.combatants,
+            state.conditions,
+            referee=audience.referee,
+            own=own,
+            now=now,
+        )
+    except DatabaseError:
+        raise
+    except Exception:
+        logged_once(what)
+        return broken()
+    if state.round_broken:
+        return broken()
     # The steps' labels are lazy translations, fixed by the language: left out of the key,
     # whose hashing would translate them for every audience.
     key = (
@@ -1071,7 +1115,12 @@ def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int
         *(value for name, value in fight.items() if name != "steps"),
     )
     context = {"viewer": viewer, "encounter": state.encounter, "oob": True} | fight
-    return ROWS.fetch(key, lambda: _html("combat/_round.html", context, audience.language))
+    return ROWS.fetch(
+        key,
+        lambda: drawn(
+            what, lambda: _html("combat/_round.html", context, audience.language), broken
+        ),
+    )
 
 
 def _moved(state: State, audience: Audience) -> str:

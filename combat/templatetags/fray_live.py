@@ -23,6 +23,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, ngettext
 
 from ..entry_text import body_html
+from ..fragments import drawn, entry_notice, part_notice, row_notice
 from ..lru import Lru
 from ..models import Combatant, Kind, LogEntry, Side
 from .fray import health_label
@@ -78,7 +79,10 @@ def entry_body(entry: LogEntry, *, referee: bool, show_numbers: bool) -> str:
         html = body_html(entry, undone=undone, referee=referee, show_numbers=show_numbers)
         return _BETWEEN_TAGS.sub("> <", html)
 
-    return BODIES.fetch(key, render)
+    # An entry whose stored data cannot be drawn says so, alone: the log around it goes on.
+    return BODIES.fetch(
+        key, lambda: drawn(("entry", entry.pk), render, lambda: entry_notice(referee=referee))
+    )
 
 
 def entry_html(
@@ -238,6 +242,31 @@ def combatant_li(context: Context, combatant: Combatant) -> SafeString:
 
 
 @register.simple_tag(takes_context=True)
+def part(
+    context: Context, template_name: str, element: str = "", broken: bool = False
+) -> SafeString:
+    """``{% include template_name %}``, drawn on its own: a panel that cannot be drawn (or is
+    ``broken`` already) shows a notice as its element (its id: ``element``), and the rest of
+    the page goes on."""
+    encounter = context.get("encounter")
+    referee = bool(getattr(context.get("viewer"), "is_referee", False))
+
+    def draw() -> str:
+        template = context.template.engine.get_template(template_name)
+        with context.push():
+            return template.render(context)
+
+    def notice() -> str:
+        values = {"encounter": encounter, "oob": context.get("oob")}
+        return part_notice(referee=referee, element=element, context=values)
+
+    if broken:
+        return mark_safe(notice())
+    what = ("part", template_name, getattr(encounter, "pk", None))
+    return mark_safe(drawn(what, draw, notice))
+
+
+@register.simple_tag(takes_context=True)
 def combatant_row(context: Context, combatant: Combatant) -> SafeString:
     rendered = context.get("rendered_rows")
     if rendered is not None:  # a live view renders its rows once, for all its sockets
@@ -252,7 +281,14 @@ def combatant_row(context: Context, combatant: Combatant) -> SafeString:
         "action_urls": context["action_urls"],
         "csrf_token": context.get("csrf_token"),
     }
-    return mark_safe(render_to_string("combat/_combatant.html", values))
+    referee = bool(getattr(context["viewer"], "is_referee", False))
+    return mark_safe(
+        drawn(
+            ("row", combatant.pk),
+            lambda: render_to_string("combat/_combatant.html", values),
+            lambda: row_notice(combatant, referee=referee, csrf_token=context.get("csrf_token")),
+        )
+    )
 
 
 @register.filter

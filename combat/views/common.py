@@ -9,6 +9,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.http.request import split_domain_port
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from rules.errors import RulesError
@@ -17,6 +18,7 @@ from .. import actions
 from ..access import Viewer
 from ..errors import Refused, message_for
 from ..forms import EncounterSettingsForm
+from ..fragments import drawn, part_notice
 from ..live import live_context
 
 
@@ -103,4 +105,10 @@ def panel_reply(
         "show_numbers": viewer.is_referee or encounter.show_foe_hp,
         "panel": panel,
     }
-    return render(request, "combat/_panel.html", context | extra)
+    # The panel drawn on its own: one that cannot be drawn from what is stored says so.
+    html = drawn(
+        ("panel", panel, encounter.pk),
+        lambda: render_to_string("combat/_panel.html", context | extra, request),
+        lambda: part_notice(referee=viewer.is_referee),
+    )
+    return HttpResponse(html)
