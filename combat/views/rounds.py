@@ -8,15 +8,19 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from django.db import DataError
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from rules import rounds as rules
+from rules.errors import RulesError
 
 from .. import actions, rounds
 from ..access import Viewer, referee_for
 from ..errors import Refused, message_for
+from ..fragments import logged_once
 from ..models import Condition, InitiativeMode
 from ..round_forms import (
     SUMMARY_CHANGED,
@@ -158,7 +162,46 @@ def advance(request: HttpRequest, slug: str, what: str) -> HttpResponse:
         entry = rounds.advance_if_current(viewer, request.POST.get("at", ""), step)
     except Refused as refused:
         return panel_reply(request, viewer, "message", message=message_for(refused))
+    except (RulesError, OverflowError, DataError):
+        # A stored value out of range (a condition lasting past what the rules count, a round
+        # number past what the database holds): nothing was written (the step's transaction
+        # rolled back); the referee is told what to mend.
+        logged_once(("advance", what, viewer.encounter.pk))
+        return panel_reply(request, viewer, "message", message=_stuck(viewer, what))
     return panel_reply(request, viewer, "message", done=True, result=entry)
+
+
+def _stuck(viewer: Viewer, what: str) -> str:
+    """Why the round could not move on from what is stored, naming what to mend."""
+    encounter = viewer.encounter
+    endless = (
+        Condition.objects.filter(
+            combatant__encounter=encounter, rounds_left__gt=rules.MAX_DURATION_ROUNDS
+        )
+        .select_related("combatant")
+        .order_by("combatant__pk", "pk")
+        .first()
+    )
+    if endless is not None:
+        return _(
+            "The round cannot end: the condition “%(condition)s” of %(name)s has "
+            "%(rounds)s rounds left, more than the %(limit)s a condition can last. End that "
+            "condition on its row, then end the round."
+        ) % {
+            "condition": endless.get_kind_display(),
+            "name": endless.combatant.name,
+            "rounds": endless.rounds_left,
+            "limit": rules.MAX_DURATION_ROUNDS,
+        }
+    if encounter.round >= rules.MAX_ROUNDS:
+        return _(
+            "The round cannot end: round %(round)s is past the last one the table counts "
+            "(%(limit)s). End the fight to start counting again."
+        ) % {"round": encounter.round, "limit": rules.MAX_ROUNDS}
+    return _(
+        "The round cannot move on: a stored value is out of range. Check the combatants' "
+        "conditions and the round, or end the fight."
+    )
 
 
 MOVED_ON = Refused("round_moved_on")
