@@ -184,9 +184,9 @@ def _stuck(viewer: Viewer, what: str) -> str:
     )
     if endless is not None:
         return _(
-            "The round cannot end: the condition “%(condition)s” of %(name)s has "
-            "%(rounds)s rounds left, more than the %(limit)s a condition can last. End that "
-            "condition on its row, then end the round."
+            "The round cannot end: the condition “%(condition)s” (%(name)s) has more rounds "
+            "left (%(rounds)s) than a condition can last (%(limit)s). End that condition on "
+            "its row, then end the round."
         ) % {
             "condition": endless.get_kind_display(),
             "name": endless.combatant.name,
