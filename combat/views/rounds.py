@@ -162,13 +162,18 @@ def advance(request: HttpRequest, slug: str, what: str) -> HttpResponse:
         entry = rounds.advance_if_current(viewer, request.POST.get("at", ""), step)
     except Refused as refused:
         return panel_reply(request, viewer, "message", message=message_for(refused))
-    except (RulesError, OverflowError, DataError):
+    except STUCK:
         # A stored value out of range (a condition lasting past what the rules count, a round
-        # number past what the database holds): nothing was written (the step's transaction
-        # rolled back); the referee is told what to mend.
+        # number past what the database holds, a round's course that is not one): nothing
+        # was written (the step's transaction rolled back); the referee is told what to mend.
         logged_once(("advance", what, viewer.encounter.pk))
         return panel_reply(request, viewer, "message", message=_stuck(viewer, what))
     return panel_reply(request, viewer, "message", done=True, result=entry)
+
+
+# What stepping the round raises from a stored value it cannot step from (not a bug's every
+# error: a database error other than a value out of its column's range goes up).
+STUCK = (RulesError, OverflowError, DataError, TypeError, AttributeError, KeyError, IndexError)
 
 
 def _stuck(viewer: Viewer, what: str) -> str:
@@ -224,11 +229,16 @@ def end(request: HttpRequest, viewer: Viewer) -> HttpResponse:
         return _share(request, viewer)
     values = request.POST if request.method == "POST" else request.GET
     encounter = viewer.encounter
-    at = values.get("at", rounds.marker(encounter))
-    if at != rounds.marker(encounter) or not encounter.round:
-        refused = MOVED_ON if encounter.round else Refused("no_fight")
-        return panel_reply(request, viewer, "message", message=message_for(refused))
-    return _panel(request, viewer, "end", _end_form(viewer, at=at))
+    try:
+        now = rounds.marker(encounter)
+        at = values.get("at", now)
+        if at != now or not encounter.round:
+            refused = MOVED_ON if encounter.round else Refused("no_fight")
+            return panel_reply(request, viewer, "message", message=message_for(refused))
+        return _panel(request, viewer, "end", _end_form(viewer, at=at))
+    except STUCK:
+        logged_once(("advance", "end", encounter.pk))
+        return panel_reply(request, viewer, "message", message=_stuck(viewer, "end"))
 
 
 def _share(request: HttpRequest, viewer: Viewer) -> HttpResponse:
