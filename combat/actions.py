@@ -10,6 +10,7 @@ number moved on by exactly one, or rolls back (``Encounter.moved_to``). The log 
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -47,6 +48,8 @@ from .prepared import (
     run_then_read,
     save_fields,
 )
+
+logger = logging.getLogger(__name__)
 
 RNG = secrets.SystemRandom()
 
@@ -805,6 +808,34 @@ def _undo(viewer: Viewer, entry: LogEntry) -> LogEntry:
     done = LogEntry.objects.filter(undoes=entry).first()
     if done is not None:
         raise AlreadyUndone(done)
+    try:
+        reversed_effects, revived = _put_back(viewer, entry)
+    except (AttributeError, KeyError, IndexError, TypeError, ValueError):
+        # Stored data this code cannot read (written by hand, or by a version that wrote it
+        # otherwise): nothing is put back (the transaction rolls back), and the referee is
+        # told why rather than shown a server error.
+        logger.warning("entry #%s cannot be undone: its data cannot be read", entry.seq)
+        raise Refused("entry_unreadable") from None
+    data = {
+        "entry_seq": entry.seq,
+        "entry_public_seq": entry.public_seq,
+        "entry_kind": entry.kind,
+        "revived": [c.name for c in revived],
+    }
+    return _record(
+        viewer,
+        EntryKind.UNDO,
+        data,
+        secret=entry.secret,
+        effects=reversed_effects,
+        undoes=entry,
+        names=revived,
+    )
+
+
+def _put_back(viewer: Viewer, entry: LogEntry) -> tuple[list[dict[str, int]], list[Combatant]]:
+    """What ``entry`` changed, put back: the effects that reverse its hit points, and who
+    they brought back to life."""
     _undo_round(viewer, entry)
     if entry.data.get("restore"):  # BECMI: a knock-out, a hold, a ship's state
         from . import becmi_special  # built on this module
@@ -825,18 +856,4 @@ def _undo(viewer: Viewer, entry: LogEntry) -> LogEntry:
         reversed_effects.append(reversed_effect)
         if combatant.hp > 0 >= combatant.hp - reversed_effect["hp"]:
             revived.append(combatant)
-    data = {
-        "entry_seq": entry.seq,
-        "entry_public_seq": entry.public_seq,
-        "entry_kind": entry.kind,
-        "revived": [c.name for c in revived],
-    }
-    return _record(
-        viewer,
-        EntryKind.UNDO,
-        data,
-        secret=entry.secret,
-        effects=reversed_effects,
-        undoes=entry,
-        names=revived,
-    )
+    return reversed_effects, revived

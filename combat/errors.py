@@ -123,6 +123,7 @@ MESSAGES = {
     "round_moved_on": _("The round has moved on already: nothing changed."),
     "combatant_gone": _("%(name)s is no longer in the encounter."),
     "save_not_needed": _("That saving throw is no longer needed."),
+    "entry_unreadable": _("That entry's stored data cannot be read, so it cannot be undone."),
 }
 FALLBACK = _("That value is not valid.")
 

@@ -561,3 +561,19 @@ async def test_the_sockets_bring_the_table_with_its_notices_and_go_on_with_chang
         assert "17/20" in output["text"] or "wounded" in output["text"]
     await referee_ws.disconnect()
     await player_ws.disconnect()
+
+
+@pytest.mark.parametrize("shape", list(MALFORMED))
+@pytest.mark.parametrize("kind", [kind.value for kind in EntryKind if kind != EntryKind.UNDO])
+def test_undoing_an_entry_whose_data_cannot_be_read_is_refused_and_changes_nothing(
+    kind, shape, encounter, referee, fighter
+):
+    made = entry(encounter, kind, MALFORMED[shape])
+    LogEntry.objects.filter(pk=made.pk).update(effects=[{"combatant": fighter.pk, "hp": "x"}])
+    Encounter.objects.filter(pk=encounter.pk).update(seq=50, public_seq=50)
+    response = referee.post(url(encounter, "undo", 50), HTTP_HX_REQUEST="true")
+    assert response.status_code == 200
+    assert "cannot be undone" in response.content.decode()
+    assert not LogEntry.objects.filter(encounter=encounter, kind=EntryKind.UNDO).exists()
+    fighter.refresh_from_db()
+    assert fighter.hp == fighter.hp_max
