@@ -34,6 +34,7 @@ from fractions import Fraction
 
 from .becmi_attack import AttackResult, _enum, attack_odds, resolve_attack
 from .becmi_hit import _int
+from .bounds import BOUNDS
 from .core import Modifier, RandomSource, chance, is_sequence, natural_roll, random_source
 from .errors import RulesError
 
@@ -93,11 +94,13 @@ class Ship:
     temporary_repairs: int = 0
 
     def __post_init__(self) -> None:
-        _int(self.hull_points, "bad_hull_points", "hull points", 1, _BIG)
+        # What a ship's row stores (rules.bounds): a stored ship is always one drawn.
+        hull = BOUNDS["hp_max"]
+        _int(self.hull_points, "bad_hull_points", "hull points", hull.low, hull.high)
         _int(self.damage, "bad_damage", "hull damage", 0, self.hull_points)
-        _int(self.rowers, "bad_rowers", "rowers", 0, _BIG)
+        BOUNDS["rowers"].check(self.rowers)
         _int(self.rowers_lost, "bad_rowers", "rowers lost", 0, self.rowers)
-        _int(self.temporary_repairs, "bad_repairs", "repaired points", 0, _BIG)
+        BOUNDS["hull_repaired"].check(self.temporary_repairs, "repaired points")
 
     @property
     def hull_remaining(self) -> int:
@@ -123,7 +126,7 @@ class Ship:
 
     def speed(self, base: int, rowing: bool = True) -> int:
         """``base`` speed (any unit) reduced by ``speed_factor``, rounded down."""
-        base = _int(base, "bad_speed", "a speed", 0, _BIG)
+        base = BOUNDS["speed"].check(base, "a speed")
         return int(base * self.speed_factor(rowing))
 
     def take_damage(self, hull_points: int) -> Ship:

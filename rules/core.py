@@ -30,6 +30,7 @@ from fractions import Fraction
 from itertools import islice
 from typing import Protocol
 
+from .bounds import BOUNDS
 from .errors import RulesError
 
 __all__ = [
@@ -220,7 +221,7 @@ def chance(sides: int, succeeds: Callable[[int], bool]) -> Fraction:
     return Fraction(sum(1 for n in range(1, sides + 1) if succeeds(n)), sides)
 
 
-ABILITY_MIN, ABILITY_MAX = 3, 18
+ABILITY_MIN, ABILITY_MAX = BOUNDS["ability"].low, BOUNDS["ability"].high
 # The B/X table every system here uses (OSE, BECMI, Dolmenwood): (highest score, modifier).
 _ABILITY_MODIFIERS = ((3, -3), (5, -2), (8, -1), (12, 0), (15, 1), (17, 2), (18, 3))
 

@@ -75,6 +75,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
+from .bounds import BOUNDS
 from .core import (
     ABILITY_MAX,
     ABILITY_MIN,
@@ -243,7 +244,7 @@ MONSTER_SAVE_ROWS: tuple[tuple[int | None, tuple[int, ...]], ...] = (
 )
 
 CHECK_MODIFIER_MIN, CHECK_MODIFIER_MAX = -4, 4
-SAVE_VALUE_MIN, SAVE_VALUE_MAX = 1, 20
+SAVE_VALUE_MIN, SAVE_VALUE_MAX = BOUNDS["save"].low, BOUNDS["save"].high
 MAX_REST_DAYS = 1000
 
 

@@ -122,6 +122,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import TypeVar
 
+from .bounds import BOUNDS
 from .core import (
     ABILITY_MAX,
     ABILITY_MIN,
@@ -227,10 +228,10 @@ MAX_COMBATANTS = 1000
 MAX_CONDITIONS = 100
 MAX_SLAIN = 1000
 MAX_SIDE_SIZE = 10_000
-MAX_ROUNDS = 1_000_000
-MAX_DURATION_ROUNDS = 1_000_000
+MAX_ROUNDS = BOUNDS["round"].high
+MAX_DURATION_ROUNDS = BOUNDS["rounds_left"].high
 MAX_NOTE_LENGTH = 200
-MORALE_MIN, MORALE_MAX = 2, 12
+MORALE_MIN, MORALE_MAX = BOUNDS["morale"].low, BOUNDS["morale"].high
 #: 1 turn is 10 minutes; a combat round is 10 seconds.
 ROUNDS_PER_TURN = 60
 # A d6 plus the largest modifier the engine accepts, either way.
