@@ -1,9 +1,9 @@
-"""Log lines without secrets: the referee key and the join token are capabilities in a URL path.
+"""Log lines without secrets: the segment of a capability link (combat/capabilities.py).
 
 Whoever reads ``/r/<key>/`` in a terminal, a log file or a log shipper can referee the table;
-``/join/<token>/`` seats a stranger. Every log line Fray writes or configures passes through
-``redact`` (the ``RedactCapabilities`` filter on the logging handlers, and the access logs of
-``host`` and ``serve``).
+``/join/<token>/`` seats a stranger; ``/d/<token>/`` shows the table. Every log line Fray writes
+or configures passes through ``redact`` (the ``RedactCapabilities`` filter on the logging
+handlers, and the access logs of ``host`` and ``serve``).
 """
 
 from __future__ import annotations
@@ -15,11 +15,13 @@ from urllib.parse import quote, unquote
 
 from daphne.access import AccessLogGenerator
 
+from .capabilities import prefix_pattern
+
 REDACTED = "[redacted]"
 
-# The capability segment after /r/ or /join/ (combat/urls.py), wherever it appears: a bare
+# The segment after any capability prefix (combat/capabilities.py), wherever it appears: a bare
 # path, a full URL, a quoted repr. Anything up to the next slash, query, space or quote.
-_CAPABILITY = re.compile(r"(/(?:r|join)/)[^/\s?#\"'<>]+", re.IGNORECASE)
+_CAPABILITY = re.compile(rf"(/{prefix_pattern()}/)[^/\s?#\"'<>]+", re.IGNORECASE)
 
 
 def redact(text: str) -> str:

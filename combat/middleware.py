@@ -1,8 +1,8 @@
 """Middleware: private pages stay out of caches, refusals are answers, sockets are same-origin.
 
-Two Django middlewares (``PrivatePagesMiddleware``, ``QuietRefusalsMiddleware``) and one ASGI
-guard for websockets (``SameOriginWebsocket``), which ``combat/asgi.py`` puts in front of every
-socket.
+Three Django middlewares (``PrivatePagesMiddleware``, ``QuietRefusalsMiddleware``,
+``ContentSecurityPolicyMiddleware``) and one ASGI guard for websockets (``SameOriginWebsocket``),
+which ``combat/asgi.py`` puts in front of every socket.
 """
 
 from __future__ import annotations
@@ -13,20 +13,25 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from channels.security.websocket import WebsocketDenier
+from csp.middleware import CSPMiddleware, PolicyParts
 from django.conf import settings
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import DisallowedHost, PermissionDenied
 from django.core.handlers.exception import get_exception_response
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.http.request import split_domain_port, validate_host
 from django.urls import get_resolver, get_urlconf
 from django.utils.cache import patch_cache_control
 
+from .capabilities import prefix_pattern
+
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Any]
 
-# An encounter's pages and the two capability links: what they show depends on who asks, and
-# a shared or back-button cache would show it to the next person on that phone or proxy.
-_PRIVATE_PATH = re.compile(r"^/(?:e|r|join)/")
+# An encounter's pages and every capability link (combat/capabilities.py): what they show
+# depends on who asks, and a shared or back-button cache would show it to the next person on
+# that phone or proxy. A capability link's every answer counts, its redirect to the clean URL,
+# a slash appended and a 404 included: a cached redirect replays the exchange of the secret.
+_PRIVATE_PATH = re.compile(rf"^/(?:e|{prefix_pattern()})/", re.IGNORECASE)
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -63,6 +68,39 @@ class QuietRefusalsMiddleware:
         if isinstance(exception, PermissionDenied):
             return get_exception_response(request, get_resolver(get_urlconf()), 403, exception)
         return None
+
+
+def websocket_origin(request: HttpRequest) -> str | None:
+    """The origin of this page's own websocket, as the page opens it: ``ws://`` and the very
+    host and port the page came from (``wss://`` over HTTPS). None for a host a policy cannot
+    name (an IPv6 literal), or one Django does not serve."""
+    try:
+        host = request.get_host()
+    except DisallowedHost:
+        return None
+    if host.startswith("["):
+        return None
+    return f"{'wss' if request.is_secure() else 'ws'}://{host}"
+
+
+class ContentSecurityPolicyMiddleware(CSPMiddleware):
+    """django-csp's policy, with websockets allowed to the page's own origin only.
+
+    ``connect-src 'self'`` (settings) matches the page's own ``ws:`` and ``wss:`` origin in
+    CSP Level 3 browsers; Safari before 16 reads it as the page's ``http(s):`` origin alone, so
+    the socket's origin is named too: the host and port of this very request, never another.
+    """
+
+    def get_policy_parts(
+        self, request: HttpRequest, response: HttpResponseBase, report_only: bool = False
+    ) -> PolicyParts:
+        parts = super().get_policy_parts(request, response, report_only)
+        origin = websocket_origin(request)
+        if origin is not None:
+            update = dict(parts.update or {})
+            update["connect-src"] = [*update.get("connect-src", ()), origin]
+            parts.update = update
+        return parts
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

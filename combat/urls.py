@@ -6,6 +6,7 @@ import os
 
 from django.urls import include, path
 
+from .capabilities import DISPLAY, JOIN, REFEREE
 from .views import (
     becmi,
     bestiary,
@@ -100,9 +101,11 @@ encounter_patterns = [
 urlpatterns = [
     path("", pages.home, name="home"),
     path("import/", transfer.import_file, name="import_encounter"),
-    path("r/<slug:key>/", pages.referee_link, name="referee_link"),
-    path("join/<slug:token>/", pages.join, name="join"),
-    path("d/<slug:token>/", display.display_link, name="display_link"),
+    # The capability links: their prefixes are listed once in combat/capabilities.py, which
+    # the log redaction and the no-store rule read too. A new one is added there first.
+    path(f"{REFEREE}/<slug:key>/", pages.referee_link, name="referee_link"),
+    path(f"{JOIN}/<slug:token>/", pages.join, name="join"),
+    path(f"{DISPLAY}/<slug:token>/", display.display_link, name="display_link"),
     path("e/<slug:slug>/", include(encounter_patterns)),
     path("i18n/", include("django.conf.urls.i18n")),
     path("theme/", theme.set_theme, name="set_theme"),

@@ -115,7 +115,7 @@ def test_pages_are_compressed_below_the_static_files_and_above_whatever_writes_a
     for renders in (
         "django.middleware.csrf.CsrfViewMiddleware",
         "django.contrib.messages.middleware.MessageMiddleware",
-        "csp.middleware.CSPMiddleware",
+        "combat.middleware.ContentSecurityPolicyMiddleware",
         "django_htmx.middleware.HtmxMiddleware",
     ):
         assert middleware.index(renders) > gzip_at, renders

@@ -266,7 +266,7 @@ class Command(DaphneCommand):
             self.stdout.write(drawing.getvalue(), ending="")
 
     def _log_action(self, protocol: str, action: str, details: dict[str, Any]) -> None:
-        # The referee key and join token are in paths: never printed (combat/logs.py).
+        # Capability links hold secrets in their paths: never printed (combat/logs.py).
         path = redact_path(str(details.get("path", "")))
         if protocol == "http" and action == "complete":
             self.stdout.write(

@@ -35,7 +35,7 @@ class Command(DaphneCommand):
             nargs="?",
             const="-",
             metavar="FILE",
-            help="write an access log, referee keys and join tokens redacted ('-' or no FILE: "
+            help="write an access log, every capability link redacted ('-' or no FILE: "
             "standard output)",
         )
         parser.add_argument(
