@@ -72,6 +72,13 @@ def _plain(value: Any) -> Any:
     return value.pk if isinstance(value, models.Model) else value
 
 
+NOT_OPENED = _(
+    "This form was sent without the values it showed when opened (from an old page or a "
+    "restored tab), so your changes cannot be told from out-of-date values: nothing was "
+    "saved. Open the form again and make your changes there; what you typed is still below."
+)
+
+
 class MergingForm(OnceMixin, forms.ModelForm):
     """An edit form that writes only what its user changed.
 
@@ -79,9 +86,16 @@ class MergingForm(OnceMixin, forms.ModelForm):
     written (someone else may have changed it meanwhile), and a field both the user and someone
     else changed is a conflict: the form comes back showing the current value instead of
     overwriting it.
+
+    Without those opening values (an old page, a tab restored from the browser's cache, a
+    script) a value cannot be told from a stale one, so such an edit is refused and writes
+    nothing. A field in ``unchanged_when_empty`` left empty is not written at all: it is never
+    filled from the row as the request read it, which may be older than the row it would be
+    written to.
     """
 
     opened = forms.CharField(widget=forms.HiddenInput, required=False)
+    unchanged_when_empty: tuple[str, ...] = ()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -99,27 +113,60 @@ class MergingForm(OnceMixin, forms.ModelForm):
             for name, value in model_to_dict(instance, fields=self.merged_fields()).items()
         }
 
+    def opened_values(self) -> dict[str, Any] | None:
+        """The values the form was opened with, or None if it came without them: only the
+        ones of fields it still has count, and one of them at least must be there."""
+        try:
+            opened = json.loads(self.data.get(self.add_prefix("opened")) or "")
+        except ValueError:
+            return None
+        if not isinstance(opened, dict):
+            return None
+        known = {name: value for name, value in opened.items() if name in self.merged_fields()}
+        return known or None
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.instance.pk is not None and self.opened_values() is None:
+            self.add_error(None, ValidationError(NOT_OPENED, code="not_opened"))
+        return data
+
+    def _post_clean(self) -> None:
+        # Before the row is built from the form: an empty field that means "as it is" is
+        # left out, so neither the row nor ``changes`` sees a value the person did not give.
+        if self.instance.pk is not None:
+            for name in self.unchanged_when_empty:
+                if name in self.fields and self.data.get(self.add_prefix(name)) in (None, ""):
+                    self.cleaned_data.pop(name, None)
+        super()._post_clean()
+
     def changes(self, current: models.Model) -> dict[str, Any]:
         """What this form changes on ``current`` (the row as it is now, locked by the caller).
 
-        Fields someone else changed since the form was opened and this user changed too land
-        in ``conflicts``; those only someone else changed, in ``changed_meanwhile``.
+        Only a field the form had when opened can change, and only from the value it was
+        opened with. Fields someone else changed since the form was opened and this user
+        changed too land in ``conflicts``; those only someone else changed (or left empty, so
+        unchanged, here), in ``changed_meanwhile``.
         """
         now = self.snapshot(current)
-        try:
-            opened = json.loads(self.cleaned_data.get("opened") or "")
-        except ValueError:
-            opened = None
-        if not isinstance(opened, dict):  # a form from elsewhere: compare with the row
-            opened = now
+        opened = self.opened_values()
+        if opened is None:  # never valid without them (``clean``): write nothing
+            return {}
         changes = {}
         for name in self.merged_fields():
-            mine, was = _plain(self.cleaned_data.get(name)), opened.get(name, now[name])
+            if name not in opened:  # not shown when the form was opened: not the user's
+                continue
+            was = opened[name]
+            if name not in self.cleaned_data:  # left empty: as it is, whatever it is now
+                if now[name] != was:
+                    self.changed_meanwhile.append(name)
+                continue
+            mine = _plain(self.cleaned_data[name])
             if mine == was:
                 if now[name] != was:
                     self.changed_meanwhile.append(name)
             elif now[name] == was:
-                changes[name] = self.cleaned_data.get(name)
+                changes[name] = self.cleaned_data[name]
             elif now[name] != mine:
                 self.conflicts[name] = now[name]
         return changes
@@ -168,6 +215,8 @@ class EncounterForm(forms.ModelForm):
 
 
 class EncounterSettingsForm(MergingForm):
+    unchanged_when_empty = ("system",)  # not sent once something was rolled
+
     class Meta:
         model = Encounter
         fields = [
@@ -192,8 +241,8 @@ class EncounterSettingsForm(MergingForm):
             self.fields.pop("players_roll_chances")
 
     def clean_system(self) -> str:
-        system = self.cleaned_data["system"] or self.instance.system
-        if system != self.instance.system and systems.has_rolled(self.instance):
+        system = self.cleaned_data["system"]
+        if system and system != self.instance.system and systems.has_rolled(self.instance):
             raise forms.ValidationError(
                 _("The rules system cannot change once something has been rolled.")
             )
@@ -228,6 +277,8 @@ class CombatantForm(MergingForm):
     from what it saves as, if it does) unless the referee overrides them; a normal human uses
     the BČ row; a character's come from its class and level (``combat.character_forms``).
     A change of current hit points here is a logged correction (see ``actions``)."""
+
+    unchanged_when_empty = ("hp",)
 
     hp = forms.IntegerField(
         label=_("Current hit points"), required=False, min_value=HP_FLOOR, max_value=HP_LIMIT
@@ -357,8 +408,8 @@ class CombatantForm(MergingForm):
         if self.encounter.hit_locations:
             body_fields.clean_body(self, data)
         hp_max = data.get("hp_max")
-        if data.get("hp") is None and hp_max is not None:
-            data["hp"] = hp_max if self.instance.pk is None else self.instance.hp
+        if data.get("hp") is None and hp_max is not None and self.instance.pk is None:
+            data["hp"] = hp_max  # a new one starts unhurt; an edit leaves it (``MergingForm``)
         return data
 
 
