@@ -7,6 +7,8 @@ from django.urls import reverse
 
 from combat.models import Combatant, LogEntry
 
+from .conftest import form_values
+
 pytestmark = pytest.mark.django_db
 
 
@@ -225,16 +227,9 @@ def test_hidden_facts_never_reach_a_player_page(
 
 
 def test_the_referee_may_show_foes_hit_points(referee, player, fighter, goblin, encounter):
-    referee.post(
-        reverse("encounter_settings", args=[encounter.slug]),
-        {
-            "settings-name": encounter.name,
-            "settings-attack_method": "matrix",
-            "settings-show_foe_hp": "on",
-            "settings-initiative_mode": "group",
-            "settings-helpless_rule": "hit",
-        },
-    )
+    url = reverse("encounter_settings", args=[encounter.slug])
+    page = referee.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    referee.post(url, form_values(page, url) | {"settings-show_foe_hp": "on"})
     assert "5/5" in player.get(reverse("encounter", args=[encounter.slug])).content.decode()
 
 

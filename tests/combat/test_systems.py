@@ -358,6 +358,8 @@ def test_a_system_change_racing_a_roll_is_dropped_inside_the_transaction(referee
     viewer = Viewer(encounter, is_referee=True, seat=None)
     values = {"name": encounter.name, "system": "ose", "attack_method": "matrix"}
     values |= {"initiative_mode": "group", "helpless_rule": "hit"}
+    opened = EncounterSettingsForm(instance=encounter, prefix="settings")["opened"].value()
+    values["opened"] = opened  # as the page drew the form
     form = EncounterSettingsForm(
         {f"settings-{k}": v for k, v in values.items()}, instance=encounter, prefix="settings"
     )
