@@ -19,7 +19,7 @@ from rules import becmi_wrestling as wrestling
 from rules.errors import RulesError
 
 from . import becmi_special as special
-from . import body_fields
+from . import body_fields, bounded
 from .access import Viewer
 from .errors import message_for
 from .forms import (
@@ -32,7 +32,7 @@ from .forms import (
     local_dice,
 )
 from .group_forms import CombatantsField
-from .models import AC_MAX, AC_MIN, HP_LIMIT, Combatant, Kind, Side, Wrestle
+from .models import AC_MAX, AC_MIN, Combatant, Kind, Side, Wrestle
 
 BLOWS = {
     "punch": pgettext_lazy("becmi strike", "punch"),
@@ -421,21 +421,17 @@ class ShipForm(ActionForm):
 
     name = forms.CharField(label=pgettext_lazy("ship", "Name"), max_length=60)
     side = forms.ChoiceField(label=_("Side"), choices=Side.choices, initial=Side.FOES)
-    ac = forms.IntegerField(label=_("Armour class"), min_value=AC_MIN, max_value=AC_MAX, initial=8)
-    hull_points = forms.IntegerField(
-        label=_("Hull points"), min_value=1, max_value=HP_LIMIT, initial=60
-    )
-    speed = forms.IntegerField(
+    # Each number in the range its field stores (rules.bounds), as the Edit combatant form.
+    ac = bounded.form_field("ac", label=_("Armour class"), initial=8)
+    hull_points = bounded.form_field("hp_max", label=_("Hull points"), initial=60)
+    speed = bounded.form_field(
+        "speed",
         label=_("Speed"),
-        min_value=0,
-        max_value=100_000,
         required=False,
         help_text=_("In any unit, e.g. feet per round; lost hull and rowers slow it."),
     )
-    crew = forms.IntegerField(label=_("Crew"), min_value=0, max_value=100_000, required=False)
-    rowers = forms.IntegerField(
-        label=_("Rowers"), min_value=0, max_value=100_000, required=False, initial=0
-    )
+    crew = bounded.form_field("crew", label=_("Crew"), required=False)
+    rowers = bounded.form_field("rowers", label=_("Rowers"), required=False, initial=0)
     hidden = forms.BooleanField(label=_("Hidden from players"), required=False)
 
     def clean(self) -> dict[str, Any]:

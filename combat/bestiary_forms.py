@@ -8,7 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from . import bestiary, classes, monsters
+from . import bestiary, bounded, classes, monsters
 from .classes import SAVE_FIELDS
 from .forms import OnceMixin
 from .models import BestiaryEntry, Combatant, Encounter, Side
@@ -99,6 +99,7 @@ class EntryForm(forms.ModelForm):
             self.fields[name].required = False
         if not classes.has_class_tables(entry.system):  # Dolmenwood's classes are not known
             self.fields.pop("saves_as")
+        bounded.apply_to_form(self)
 
     def clean_entry_name(self) -> str:
         name = self.cleaned_data["entry_name"].strip()

@@ -31,13 +31,14 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from rules import becmi, becmi_classes, ose, ose_classes
+from rules.bounds import BOUNDS
 from rules.core import ability_modifier
 
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 FILLED_FIELDS = ("thac0", *SAVE_FIELDS)
 # The combatant form's fields for characters (WIS is the Dolmenwood fields', shown in every system).
 CHARACTER_FIELDS = ("char_class", "level", "int_score", "con_score", "cha_score", "notes")
-LEVEL_MAX = 36  # BECMI's human classes; OSE's stop at 14
+LEVEL_MAX = BOUNDS["level"].high  # BECMI's human classes; OSE's stop at 14
 
 
 class CharacterClass(models.TextChoices):

@@ -24,7 +24,7 @@ from django.utils.translation import gettext_lazy as _
 from rules import dice, ose
 from rules.errors import RulesError
 
-from . import body_fields, classes, monsters, systems
+from . import body_fields, bounded, classes, monsters, systems
 from .access import Viewer
 from .classes import ABILITY_FIELDS, CHARACTER_FIELDS
 from .errors import Refused, message_for
@@ -350,6 +350,8 @@ class CombatantForm(MergingForm):
         from . import character_forms  # built on this module
 
         character_forms.adapt_combatant_form(self)  # after the systems': WIS for every system
+        # Last: every number field as it is shown, in its range (a level by its class's).
+        bounded.apply_to_form(self, said_better={"level"})
 
     def rebuild_kwargs(self, current: models.Model) -> dict[str, Any]:
         return super().rebuild_kwargs(current) | {"encounter": self.encounter}
@@ -461,6 +463,7 @@ class QuickAddForm(OnceMixin, forms.Form):
         if self.hit_locations:  # the body of every monster added
             self.fields.update(body_fields.body_form_fields())
             body_fields.with_preview(self, encounter.slug)
+        bounded.apply_to_form(self, Combatant)  # what each monster added stores
 
     def clean_hit_dice(self) -> str:
         hit_dice = self.cleaned_data["hit_dice"].strip()

@@ -13,16 +13,16 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connections, models, router, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from rules import ose, rounds
+from rules import ose
 
-from .classes import LEVEL_MAX, CharacterClass, validate_saves_as
-from .monsters import MOVEMENT_LIMIT, SPECIAL_LIMIT, XP_LIMIT
+from .bounded import checks, limits, within
+from .classes import CharacterClass, validate_saves_as
+from .monsters import MOVEMENT_LIMIT, SPECIAL_LIMIT
 
 
 def _referee_key() -> str:
@@ -137,6 +137,9 @@ class Stale(Exception):
     another change was stored since (``Encounter.moved_to``): nothing was applied."""
 
 
+ENCOUNTER_BOUNDS = {"round": "round"}
+
+
 class Encounter(models.Model):
     slug = models.CharField(max_length=32, unique=True, default=_slug, editable=False)
     name = models.CharField(pgettext_lazy("encounter", "name"), max_length=80)
@@ -182,7 +185,7 @@ class Encounter(models.Model):
     )
     # The fight in progress: round 0 is none. ``turn`` holds this round's order and where it
     # stands (see ``combat.rounds``); ``morale`` each side's checks so far.
-    round = models.PositiveIntegerField(default=0)
+    round = models.PositiveIntegerField(default=0, validators=within("round"))
     turn = models.JSONField(default=dict, blank=True)
     morale = models.JSONField(default=dict, blank=True)
     referee_key = models.CharField(max_length=64, unique=True, default=_referee_key)
@@ -205,8 +208,13 @@ class Encounter(models.Model):
     # (``combat.hub.encounter_as_rendered``) until its first bump confirms it (``moved_to``).
     as_rendered = False
 
+    # Every stored number's range (combat.bounded): field -> quantity of rules.bounds.
+    bounded = ENCOUNTER_BOUNDS
+
     class Meta:
         ordering = ["-created"]
+        # "End the round" steps it on: past the engine's count, no round could end.
+        constraints = checks("encounter", ENCOUNTER_BOUNDS)
 
     def __str__(self) -> str:
         return self.name
@@ -292,19 +300,15 @@ class Seat(models.Model):
         return self.name
 
 
-HP_FLOOR = -1_000_000  # the true total's floor: far below dead, far above the column's limit
-HP_LIMIT = 9999  # the most a combatant's hit points may be
-THAC0_MIN, THAC0_MAX = -10, 25
-AC_MIN, AC_MAX = -20, 20
-SAVE_MIN, SAVE_MAX = ose.SAVE_VALUE_MIN, ose.SAVE_VALUE_MAX
-ABILITY_MIN, ABILITY_MAX = 3, 18
-MORALE_MIN, MORALE_MAX = rounds.MORALE_MIN, rounds.MORALE_MAX
-LENGTH_LIMIT = 1000  # feet: a height or weapon length beyond any creature (the engine allows more)
+# The ranges of what a combatant stores, as the forms name them (declared in rules.bounds).
+HP_FLOOR, HP_LIMIT = limits("hp")  # the true total's floor, far below dead; the most there is
+THAC0_MIN, THAC0_MAX = limits("thac0")
+AC_MIN, AC_MAX = limits("ac")
+SAVE_MIN, SAVE_MAX = limits("save")
+ABILITY_MIN, ABILITY_MAX = limits("ability")
+MORALE_MIN, MORALE_MAX = limits("morale")
+LENGTH_LIMIT = limits("height_ft")[1]  # feet: beyond any creature (the engine allows more)
 NOTES_LIMIT = 2000  # a combatant's notes: spells left, ammunition, torches (combat.classes)
-
-
-def _between(low: int, high: int) -> list:
-    return [MinValueValidator(low), MaxValueValidator(high)]
 
 
 class Preloaded:
@@ -347,45 +351,71 @@ class WingCount(models.IntegerChoices):
     SIX = 6, pgettext_lazy("wings", "6")
 
 
+# Every number a combatant stores (combat.bounded): field -> quantity of rules.bounds. The
+# validators, the check constraints, the edit forms and the importers all read it.
+COMBATANT_BOUNDS = {
+    "ac": "ac",
+    "hp_max": "hp_max",
+    "hp": "hp",
+    "thac0": "thac0",
+    "save_death": "save",
+    "save_wands": "save",
+    "save_paralysis": "save",
+    "save_breath": "save",
+    "save_spells": "save",
+    "str_score": "ability",
+    "dex_score": "ability",
+    "morale": "morale",
+    "level": "level",  # characters (combat.classes)
+    "int_score": "ability",
+    "con_score": "ability",
+    "cha_score": "ability",
+    "xp": "xp",  # monster entries (combat.monsters)
+    "height_ft": "height_ft",  # hit locations (combat.zones)
+    "weapon_ft": "weapon_ft",
+    "attack_bonus": "attack_bonus",  # Dolmenwood
+    "wis_score": "ability",
+    "speed": "speed",  # a BECMI ship (combat.becmi_special)
+    "crew": "crew",
+    "rowers": "rowers",
+    "rowers_lost": "rowers_lost",
+    "hull_repaired": "hull_repaired",
+}
+
+
 class Combatant(models.Model):
     encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="combatants")
     name = models.CharField(pgettext_lazy("combatant", "name"), max_length=60)
     side = models.CharField(_("side"), max_length=8, choices=Side, default=Side.FOES)
     kind = models.CharField(_("kind"), max_length=16, choices=Kind, default=Kind.MONSTER)
-    ac = models.SmallIntegerField(_("armour class"), validators=_between(AC_MIN, AC_MAX))
-    hp_max = models.PositiveSmallIntegerField(
-        _("maximum hit points"), validators=_between(1, HP_LIMIT)
-    )
+    ac = models.SmallIntegerField(_("armour class"), validators=within("ac"))
+    hp_max = models.PositiveSmallIntegerField(_("maximum hit points"), validators=within("hp_max"))
     # The true total, below 0 too (OSE keeps it); wide enough for any damage the dice allow.
-    hp = models.IntegerField(_("hit points"), validators=_between(HP_FLOOR, HP_LIMIT))
+    hp = models.IntegerField(_("hit points"), validators=within("hp"))
     hit_dice = models.CharField(_("Hit Dice"), max_length=16, blank=True)
-    thac0 = models.SmallIntegerField("THAC0", validators=_between(THAC0_MIN, THAC0_MAX))
+    thac0 = models.SmallIntegerField("THAC0", validators=within("thac0"))
     save_death = models.PositiveSmallIntegerField(
-        pgettext_lazy("save", "death"), validators=_between(SAVE_MIN, SAVE_MAX)
+        pgettext_lazy("save", "death"), validators=within("save")
     )
     save_wands = models.PositiveSmallIntegerField(
-        pgettext_lazy("save", "wands"), validators=_between(SAVE_MIN, SAVE_MAX)
+        pgettext_lazy("save", "wands"), validators=within("save")
     )
     save_paralysis = models.PositiveSmallIntegerField(
-        pgettext_lazy("save", "paralysis"), validators=_between(SAVE_MIN, SAVE_MAX)
+        pgettext_lazy("save", "paralysis"), validators=within("save")
     )
     save_breath = models.PositiveSmallIntegerField(
-        pgettext_lazy("save", "breath"), validators=_between(SAVE_MIN, SAVE_MAX)
+        pgettext_lazy("save", "breath"), validators=within("save")
     )
     save_spells = models.PositiveSmallIntegerField(
-        pgettext_lazy("save", "spells"), validators=_between(SAVE_MIN, SAVE_MAX)
+        pgettext_lazy("save", "spells"), validators=within("save")
     )
-    str_score = models.PositiveSmallIntegerField(
-        _("STR"), default=10, validators=_between(ABILITY_MIN, ABILITY_MAX)
-    )
-    dex_score = models.PositiveSmallIntegerField(
-        _("DEX"), default=10, validators=_between(ABILITY_MIN, ABILITY_MAX)
-    )
+    str_score = models.PositiveSmallIntegerField(_("STR"), default=10, validators=within("ability"))
+    dex_score = models.PositiveSmallIntegerField(_("DEX"), default=10, validators=within("ability"))
     morale = models.PositiveSmallIntegerField(
         _("morale"),
         null=True,
         blank=True,
-        validators=_between(MORALE_MIN, MORALE_MAX),
+        validators=within("morale"),
         help_text=_("2–12, for monsters and retainers: 2 never fights, 12 never checks."),
     )
     fled = models.BooleanField(_("fled"), default=False)
@@ -411,23 +441,23 @@ class Combatant(models.Model):
         max_digits=7,
         decimal_places=2,
         default=Decimal(6),
-        validators=[MinValueValidator(Decimal("0.1")), MaxValueValidator(LENGTH_LIMIT)],
+        validators=within("height_ft"),
     )
     weapon_ft = models.DecimalField(
         _("weapon length (ft)"),
         max_digits=7,
         decimal_places=2,
         default=Decimal(0),
-        validators=_between(0, LENGTH_LIMIT),
+        validators=within("weapon_ft"),
     )
     zones = models.JSONField(default=dict, blank=True)
     # Dolmenwood (combat.systems): ascending attack bonus (None: 19 - THAC0), WIS for saves
     # against magic (None: a monster, no modifier), the skill sheet and the immunities.
     attack_bonus = models.SmallIntegerField(
-        _("attack bonus"), null=True, blank=True, validators=_between(-20, 30)
+        _("attack bonus"), null=True, blank=True, validators=within("attack_bonus")
     )
     wis_score = models.PositiveSmallIntegerField(
-        _("WIS"), null=True, blank=True, validators=_between(ABILITY_MIN, ABILITY_MAX)
+        _("WIS"), null=True, blank=True, validators=within("ability")
     )
     skills = models.JSONField(_("skills"), default=list, blank=True)
     immunities = models.JSONField(_("immunities"), default=list, blank=True)
@@ -440,32 +470,36 @@ class Combatant(models.Model):
         pgettext_lazy("character", "level"),
         null=True,
         blank=True,
-        validators=_between(1, LEVEL_MAX),
+        validators=within("level"),
     )
     int_score = models.PositiveSmallIntegerField(
-        _("INT"), null=True, blank=True, validators=_between(ABILITY_MIN, ABILITY_MAX)
+        _("INT"), null=True, blank=True, validators=within("ability")
     )
     con_score = models.PositiveSmallIntegerField(
-        _("CON"), null=True, blank=True, validators=_between(ABILITY_MIN, ABILITY_MAX)
+        _("CON"), null=True, blank=True, validators=within("ability")
     )
     cha_score = models.PositiveSmallIntegerField(
-        _("CHA"), null=True, blank=True, validators=_between(ABILITY_MIN, ABILITY_MAX)
+        _("CHA"), null=True, blank=True, validators=within("ability")
     )
     notes = models.CharField(_("notes"), max_length=NOTES_LIMIT, blank=True)
     # BECMI naval combat (combat.becmi_special): a ship's hit points are its hull points; its
     # base speed, crew and rowers (those lost slow it), and hull points temporarily repaired.
-    speed = models.PositiveIntegerField(_("speed"), null=True, blank=True)
-    crew = models.PositiveIntegerField(_("crew"), null=True, blank=True)
-    rowers = models.PositiveIntegerField(_("rowers"), default=0)
-    rowers_lost = models.PositiveIntegerField(_("rowers lost"), default=0)
-    hull_repaired = models.PositiveIntegerField(_("hull points temporarily repaired"), default=0)
+    speed = models.PositiveIntegerField(
+        _("speed"), null=True, blank=True, validators=within("speed")
+    )
+    crew = models.PositiveIntegerField(_("crew"), null=True, blank=True, validators=within("crew"))
+    rowers = models.PositiveIntegerField(_("rowers"), default=0, validators=within("rowers"))
+    rowers_lost = models.PositiveIntegerField(
+        _("rowers lost"), default=0, validators=within("rowers_lost")
+    )
+    hull_repaired = models.PositiveIntegerField(
+        _("hull points temporarily repaired"), default=0, validators=within("hull_repaired")
+    )
     # Monster entries (combat.monsters): attacks as a list of {name, count, damage}, movement
     # as written, XP, and special notes only the referee sees.
     attacks = models.JSONField(_("attacks"), default=list, blank=True)
     movement = models.CharField(_("movement"), max_length=MOVEMENT_LIMIT, blank=True)
-    xp = models.PositiveIntegerField(
-        _("XP"), null=True, blank=True, validators=_between(0, XP_LIMIT)
-    )
+    xp = models.PositiveIntegerField(_("XP"), null=True, blank=True, validators=within("xp"))
     special_notes = models.CharField(
         _("special (referee only)"), max_length=SPECIAL_LIMIT, blank=True
     )
@@ -476,34 +510,12 @@ class Combatant(models.Model):
     )
     created = models.DateTimeField(auto_now_add=True)
 
+    bounded = COMBATANT_BOUNDS
+
     class Meta:
         ordering = ["created", "pk"]
         # The database holds the same bounds as the forms, whatever writes the row.
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(**{f"{name}__gte": low, f"{name}__lte": high}),
-                name=f"combatant_{name}_bounds",
-            )
-            for name, low, high in (
-                ("ac", AC_MIN, AC_MAX),
-                ("hp_max", 1, HP_LIMIT),
-                ("hp", HP_FLOOR, HP_LIMIT),
-                ("thac0", THAC0_MIN, THAC0_MAX),
-                ("save_death", SAVE_MIN, SAVE_MAX),
-                ("save_wands", SAVE_MIN, SAVE_MAX),
-                ("save_paralysis", SAVE_MIN, SAVE_MAX),
-                ("save_breath", SAVE_MIN, SAVE_MAX),
-                ("save_spells", SAVE_MIN, SAVE_MAX),
-                ("str_score", ABILITY_MIN, ABILITY_MAX),
-                ("dex_score", ABILITY_MIN, ABILITY_MAX),
-                ("morale", MORALE_MIN, MORALE_MAX),
-                ("level", 1, LEVEL_MAX),  # characters (combat.classes)
-                ("int_score", ABILITY_MIN, ABILITY_MAX),
-                ("con_score", ABILITY_MIN, ABILITY_MAX),
-                ("cha_score", ABILITY_MIN, ABILITY_MAX),
-                ("xp", 0, XP_LIMIT),  # monster entries (combat.monsters)
-            )
-        ]
+        constraints = checks("combatant", COMBATANT_BOUNDS)
 
     def __str__(self) -> str:
         return self.name
@@ -559,6 +571,9 @@ class ConditionQuerySet(models.QuerySet):
         return self.exclude(rounds_left=0)
 
 
+CONDITION_BOUNDS = {"rounds_left": "rounds_left"}
+
+
 class Condition(models.Model):
     """A state a combatant is in for a while: counted down at the end of every round, and
     gone (with a line in the log) when it runs out. No ``rounds_left``: until removed."""
@@ -566,13 +581,19 @@ class Condition(models.Model):
     combatant = models.ForeignKey(Combatant, on_delete=models.CASCADE, related_name="conditions")
     kind = models.CharField(_("condition"), max_length=12, choices=ConditionKind)
     note = models.CharField(_("note"), max_length=60, blank=True)
-    rounds_left = models.PositiveIntegerField(_("rounds left"), null=True, blank=True)
+    rounds_left = models.PositiveIntegerField(
+        _("rounds left"), null=True, blank=True, validators=within("rounds_left")
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     objects = ConditionQuerySet.as_manager()
 
+    bounded = CONDITION_BOUNDS
+
     class Meta:
         ordering = ["created", "pk"]
+        # Every "End the round" counts it down: past the engine's count, no round could end.
+        constraints = checks("condition", CONDITION_BOUNDS)
 
     def __str__(self) -> str:
         return self.kind
@@ -741,6 +762,14 @@ class Hold(models.TextChoices):
     PINNED = "pinned", pgettext_lazy("wrestling hold", "pinned")
 
 
+WRESTLE_BOUNDS = {
+    "attacker_ac": "ac",
+    "defender_ac": "ac",
+    "started_round": "round",
+    "rounds": "round",
+}
+
+
 class Wrestle(models.Model):
     """BECMI wrestling between two combatants (``combat.becmi_special``): it lasts across
     rounds until one breaks free, a side dies or the referee ends it. The attacker is the one
@@ -752,15 +781,18 @@ class Wrestle(models.Model):
     hold = models.CharField(max_length=8, choices=Hold, default=Hold.FREE)
     attacker_helpers = models.JSONField(default=list, blank=True)
     defender_helpers = models.JSONField(default=list, blank=True)
-    attacker_ac = models.SmallIntegerField(default=9)
-    defender_ac = models.SmallIntegerField(default=9)
-    started_round = models.PositiveIntegerField(default=0)
-    rounds = models.PositiveIntegerField(default=0)
+    attacker_ac = models.SmallIntegerField(default=9, validators=within("ac"))
+    defender_ac = models.SmallIntegerField(default=9, validators=within("ac"))
+    started_round = models.PositiveIntegerField(default=0, validators=within("round"))
+    rounds = models.PositiveIntegerField(default=0, validators=within("round"))
     ended = models.BooleanField(default=False)
     created = models.DateTimeField(auto_now_add=True)
 
+    bounded = WRESTLE_BOUNDS
+
     class Meta:
         ordering = ["created", "pk"]
+        constraints = checks("wrestle", WRESTLE_BOUNDS)
 
     def __str__(self) -> str:
         return f"{self.attacker_id} vs {self.defender_id}: {self.hold}"

@@ -11,6 +11,7 @@ from django.core.validators import ProhibitNullCharactersValidator
 from django.utils.translation import gettext_lazy as _
 
 from rules import dice
+from rules.bounds import BOUNDS
 from rules.errors import RulesError
 
 from . import classes
@@ -40,7 +41,7 @@ NAME_LIMIT = 30
 TEXT_LIMIT = 200  # the attacks as typed
 MOVEMENT_LIMIT = 40  # "120' (40'), fly 360' (120')"
 SPECIAL_LIMIT = 500
-XP_LIMIT = 1_000_000
+XP_LIMIT = BOUNDS["xp"].high
 _TIMES = ("×", "x", "X", "х")  # "2× claw", "2 x claw" (and a Cyrillic х typed for it)
 
 

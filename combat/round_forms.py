@@ -12,6 +12,7 @@ from django.utils.translation import pgettext_lazy
 
 from rules import rounds as rules
 
+from .bounded import limits
 from .forms import ActionForm, CombatantField, EnteredDiceField
 from .models import MORALE_MAX, MORALE_MIN, Combatant, ConditionKind, InitiativeMode, Side
 from .rounds import FightSummary, SlainFoe, shares_of
@@ -129,7 +130,7 @@ class ConditionForm(ActionForm):
         return data["duration"] * factor
 
 
-MAX_XP = 1_000_000  # for one foe: far above the table's 21+ HD row, below anything absurd
+MAX_XP = limits("xp")[1]  # for one foe, as a monster's XP is stored (rules.bounds)
 MAX_SHARES = 100
 SUMMARY_CHANGED = _(
     "Who was slain has changed since this summary was opened: check it and share again."

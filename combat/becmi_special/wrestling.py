@@ -17,6 +17,8 @@ from ..access import Viewer
 from ..actions import RNG, _able, _alive, _hurt, _locked_pair, _mods, _record, _secret
 from ..errors import Refused
 from ..models import (
+    AC_MAX,
+    AC_MIN,
     Combatant,
     Encounter,
     EntryKind,
@@ -39,7 +41,8 @@ def basic_ac(combatant: Combatant) -> int:
     """The armour's AC without DEX (magic is the referee's to take off): AC + DEX adj."""
     if combatant.kind == Kind.MONSTER:
         return combatant.ac
-    return max(-50, min(50, combatant.ac + _adj(combatant.dex_score)))
+    # Held to the stored AC's range: the wrestling's row keeps it (rules.bounds).
+    return max(AC_MIN, min(AC_MAX, combatant.ac + _adj(combatant.dex_score)))
 
 
 def rating(combatant: Combatant, ac: int) -> int:
