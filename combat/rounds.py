@@ -24,6 +24,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import pgettext_lazy
 
+from rules import bounds
 from rules import rounds as rules
 from rules.errors import RulesError
 
@@ -414,6 +415,9 @@ def end_round(viewer: Viewer, once: str = "") -> LogEntry:
     with a line each; the next round starts, waiting for its initiative."""
     encounter = locked_encounter(viewer)
     _in_fight(encounter)
+    # The round is stored in its declared range: past the last, nothing is written (the
+    # caller says what to mend), where the database would refuse the row.
+    next_round = bounds.check("round", encounter.round + 1)
     before = _before(encounter)
     running = list(
         Condition.objects.select_for_update()
@@ -435,7 +439,7 @@ def end_round(viewer: Viewer, once: str = "") -> LogEntry:
             named.append(condition.combatant)
     # Hit locations: bleeding, death and writhing timers (combat.zones), undone with the round.
     zone_effects, zone_lines = zones.tick_round(encounter)
-    encounter.round += 1
+    encounter.round = next_round
     encounter.turn = {"surprised": "", "rolled": False, "order": [], "index": 0, "step": 0}
     _save(encounter, "round", "turn")
     data = {
