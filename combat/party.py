@@ -152,6 +152,22 @@ def move_on(
     return new
 
 
+def new_links(viewer: Viewer) -> None:
+    """New links for the viewer's encounter (``Encounter.new_links``), and no way left into it
+    from the encounter the party came from: a browser that referees that one, or holds a seat
+    there that went on, would otherwise walk in on what it held before the new links. Seats
+    already taken here stay, as with any new links. In the caller's transaction; the screens
+    of both encounters are told."""
+    encounter = viewer.encounter
+    encounter.new_links()
+    Seat.objects.filter(moved_on_to__encounter=encounter).update(moved_on_to=None)
+    for before in Encounter.objects.filter(moved_on_to=encounter).order_by("pk"):
+        Encounter.objects.filter(pk=before.pk).update(moved_on_to=None)
+        before.moved_on_to = None
+        actions.touch(Viewer(before, is_referee=True, seat=None))  # its notice goes
+    actions.touch(viewer)
+
+
 def destination(viewer: Viewer) -> tuple[Encounter, Seat | None] | None:
     """Where this viewer of an encounter goes on to: the encounter the party moved on to,
     and the seat there (None for a referee, who referees it); None if nowhere (no move, or

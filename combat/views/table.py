@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from rules import ose
 
-from .. import actions, bestiary, zones
+from .. import actions, bestiary, party, zones
 from ..access import Viewer, grant_referee, referee_for
 from ..forms import CombatantForm, EncounterSettingsForm, MergingForm, QuickAddForm
 from ..models import Combatant, Kind, Seat
@@ -208,13 +208,13 @@ def encounter_settings(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_POST
 def new_links(request: HttpRequest, slug: str) -> HttpResponse:
-    """New referee and join links: the old ones stop working at once, and every other
-    browser that opened the old referee link stops refereeing. Seated players keep their
+    """New referee, join and display links: the old ones stop working at once, every other
+    browser that opened the old referee link stops refereeing, and nobody follows the party
+    here from the encounter before any more (``party.new_links``). Seated players keep their
     seats; this browser stays the referee."""
     viewer = referee_for(request, slug)
     with transaction.atomic():
-        viewer.encounter.new_links()
-        actions.touch(viewer)
+        party.new_links(viewer)
     grant_referee(request.session, viewer.encounter)
     return redirect(encounter_url(viewer))
 

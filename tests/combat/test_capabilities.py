@@ -19,10 +19,13 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from combat import capabilities
+from combat.access import Viewer
+from combat.live import render_snapshot
 from combat.logs import RedactCapabilities, RedactedAccessLog, redact, redact_path
-from combat.models import Encounter
+from combat.models import Encounter, Seat
 from combat.routing import websocket_urlpatterns
 
+from .conftest import character
 from .test_host import STARTUP_SECONDS, _fetch, _start, _stop
 
 # Shaped like the real ones (secrets.token_urlsafe), so a pattern tuned to them is tested too.
@@ -264,3 +267,136 @@ def test_websockets_are_allowed_to_the_page_s_own_origin_only(settings) -> None:
     # No scheme-wide source: another host's socket is refused.
     for answer in (page, Client().get("/", HTTP_HOST="192.168.1.20")):
         assert not {"ws:", "wss:", "*"} & set(_connect_src(answer))
+
+
+# --- 7. new links shut out every old way in, from the encounter before too -----------------
+
+
+def _move_on(referee: Client, encounter: Encounter, name: str = "The ogre's bridge") -> Encounter:
+    carried = [c.pk for c in encounter.combatants.all()]
+    answer = referee.post(
+        reverse("party_next", args=[encounter.slug]), {"name": name, "carried": carried}
+    )
+    assert answer.status_code == 302, answer
+    encounter.refresh_from_db()
+    assert encounter.moved_on_to is not None
+    return encounter.moved_on_to
+
+
+def _referee_of(client: Client, encounter: Encounter) -> bool:
+    answer = client.get(reverse("encounter", args=[encounter.slug]))
+    return answer.status_code == 200 and "referee-tools" in answer.content.decode()
+
+
+def _follow(client: Client, encounter: Encounter):
+    return client.post(reverse("party_follow", args=[encounter.slug]))
+
+
+@pytest.fixture
+def next_encounter(encounter: Encounter, referee: Client, player: Client) -> Encounter:
+    """The party went on from ``encounter`` (A) to the encounter returned (B): the referee's
+    browser referees B; Anna's seat went on with Aldric, but she has not followed yet."""
+    character(encounter, "Aldric", seat=player.seat)
+    return _move_on(referee, encounter)
+
+
+def test_a_referee_browser_of_the_encounter_before_cannot_follow_after_new_links(
+    encounter: Encounter, referee: Client, next_encounter: Encounter
+) -> None:
+    before = Client()  # another browser that opened A's referee link
+    before.get(reverse("referee_link", args=[encounter.referee_key]))
+    assert _referee_of(before, encounter) and _referee_of(referee, next_encounter)
+    assert referee.post(reverse("new_links", args=[next_encounter.slug])).status_code == 302
+    # It follows the party as a user would, with the button on A's page: refused.
+    answer = _follow(before, encounter)
+    assert answer.status_code == 302
+    assert answer["Location"] == reverse("encounter", args=[encounter.slug])
+    assert before.get(reverse("encounter", args=[next_encounter.slug])).status_code == 404
+    assert not _referee_of(before, next_encounter)
+    # Nor by sending A's next-encounter form again (what a second tap would do).
+    again = before.post(reverse("party_next", args=[encounter.slug]), {"name": "x", "once": "k"})
+    assert not _referee_of(before, next_encounter), again
+    # A's page no longer offers the way; the browser that made the new links keeps B.
+    page = before.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert reverse("party_follow", args=[encounter.slug]) not in page
+    assert _referee_of(referee, next_encounter)
+    assert _referee_of(before, encounter)  # A's own links were not replaced
+
+
+def test_b_s_old_referee_link_and_a_s_referee_both_lose_b_after_its_new_links(
+    encounter: Encounter, referee: Client, next_encounter: Encounter
+) -> None:
+    old_key = next_encounter.referee_key
+    elsewhere = Client()
+    elsewhere.get(reverse("referee_link", args=[old_key]))
+    before = Client()
+    before.get(reverse("referee_link", args=[encounter.referee_key]))
+    referee.post(reverse("new_links", args=[next_encounter.slug]))
+    for client in (elsewhere, before):
+        _follow(client, encounter)
+        client.get(reverse("referee_link", args=[old_key]))
+        assert not _referee_of(client, next_encounter)
+
+
+def test_a_second_tap_of_the_next_encounter_form_leads_nowhere_after_new_links(
+    encounter: Encounter, referee: Client, player: Client
+) -> None:
+    character(encounter, "Aldric", seat=player.seat)
+    url = reverse("party_next", args=[encounter.slug])
+    carried = [c.pk for c in encounter.combatants.all()]
+    referee.post(url, {"name": "B", "carried": carried, "once": "the-same-tap"})
+    encounter.refresh_from_db()
+    new = encounter.moved_on_to
+    referee.post(reverse("new_links", args=[new.slug]))
+    before = Client()
+    before.get(reverse("referee_link", args=[encounter.referee_key]))
+    answer = before.post(url, {"name": "B", "carried": carried, "once": "the-same-tap"})
+    assert answer.status_code == 200  # the form, saying it was done already
+    assert not _referee_of(before, new)
+
+
+def test_a_player_who_had_not_followed_yet_must_ask_for_the_new_join_link(
+    encounter: Encounter, referee: Client, player: Client, next_encounter: Encounter
+) -> None:
+    referee.post(reverse("new_links", args=[next_encounter.slug]))
+    answer = _follow(player, encounter)
+    assert answer["Location"] == reverse("encounter", args=[encounter.slug])
+    assert player.get(reverse("encounter", args=[next_encounter.slug])).status_code == 404
+    # The new join link seats the player as before.
+    next_encounter.refresh_from_db()
+    player.post(reverse("join", args=[next_encounter.join_token]), {"name": "Anna"})
+    assert player.get(reverse("encounter", args=[next_encounter.slug])).status_code == 200
+
+
+def test_a_player_who_followed_before_the_new_links_keeps_the_seat(
+    encounter: Encounter, referee: Client, player: Client, next_encounter: Encounter
+) -> None:
+    _follow(player, encounter)
+    assert "Aldric" in player.get(reverse("encounter", args=[next_encounter.slug])).content.decode()
+    referee.post(reverse("new_links", args=[next_encounter.slug]))
+    page = player.get(reverse("encounter", args=[next_encounter.slug]))
+    assert page.status_code == 200 and "Aldric" in page.content.decode()
+
+
+def test_new_links_take_the_notice_off_the_encounter_before_live(
+    encounter: Encounter, referee: Client, player: Client, next_encounter: Encounter
+) -> None:
+    anna = Viewer(encounter, is_referee=False, seat=player.seat)
+    assert "The party moved on to" in render_snapshot(anna, "en")[1]
+    encounter.refresh_from_db()
+    seq = encounter.seq
+    referee.post(reverse("new_links", args=[next_encounter.slug]))
+    encounter.refresh_from_db()
+    # Its screens are told (its change number moved on), and the notice is gone from them.
+    assert encounter.seq == seq + 1 and encounter.moved_on_to is None
+    anna = Viewer(encounter, is_referee=False, seat=Seat.objects.get(pk=player.seat.pk))
+    assert "The party moved on to" not in render_snapshot(anna, "en")[1]
+    page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert "The party moved on to" not in page
+
+
+def test_the_referee_tools_say_what_new_links_do_to_the_encounter_before(
+    encounter: Encounter, referee: Client
+) -> None:
+    page = referee.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert "nobody can follow it here any more" in page
