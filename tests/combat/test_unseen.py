@@ -153,3 +153,41 @@ async def test_no_socket_message_names_a_hidden_foe(live_lurking, path):
     everything = "".join(heard)
     assert "Gnoll" in everything
     assert HIDDEN not in everything and NOTE not in everything
+
+
+# --- entries written before ---------------------------------------------------------------
+
+BEFORE, AFTER = ("combat", "0016_bounds"), ("combat", "0017_log_unseen_names")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_entries_written_before_stop_naming_who_is_hidden_now():
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    leaves = executor.loader.graph.leaf_nodes()
+    executor.migrate([BEFORE])
+    try:
+        old = MigrationExecutor(connection).loader.project_state([BEFORE]).apps
+        encounter = old.get_model("combat", "Encounter").objects.create(
+            name="Old", slug="old", referee_key="r", join_token="j", display_token="d"
+        )
+        saves = {f"save_{s}": 10 for s in ("death", "wands", "paralysis", "breath", "spells")}
+        for name, hidden in (("Gnoll", False), ("Žorgblatt", True)):
+            old.get_model("combat", "Combatant").objects.create(
+                encounter=encounter, name=name, side="foes", hidden=hidden, ac=6, hp_max=5,
+                hp=5, thac0=19, **saves,
+            )  # fmt: skip
+        entries = old.get_model("combat", "LogEntry").objects
+        fled = {"side": "foes", "fled": ["Gnoll", "Žorgblatt"], "fled_ids": [1, 2]}
+        entries.create(encounter=encounter, seq=1, public_seq=1, kind="morale", data=fled)
+        entries.create(encounter=encounter, seq=2, public_seq=2, kind="roll", data={"total": 3})
+        entries.create(encounter=encounter, seq=3, kind="morale", secret=True, data=fled)
+        MigrationExecutor(connection).migrate([AFTER])
+    finally:
+        MigrationExecutor(connection).migrate(leaves)
+    stored = {e.seq: e.data for e in LogEntry.objects.filter(encounter__slug="old")}
+    assert stored[1][UNSEEN] == {"Žorgblatt": "foes"}
+    assert for_players(stored[1])["fled"] == ["Gnoll"]
+    assert UNSEEN not in stored[2] and UNSEEN not in stored[3]  # nothing to hide; all hidden
