@@ -44,6 +44,8 @@ class Bound:
         kinds = (int,) if self.whole else (int, Decimal)
         if not isinstance(value, kinds):
             return False
+        if isinstance(value, Decimal) and not value.is_finite():  # NaN compares by raising
+            return False
         return bool(self.low <= value <= self.high)  # type: ignore[operator]
 
     def check(self, value: object, name: str | None = None) -> Number:

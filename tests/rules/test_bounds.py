@@ -43,8 +43,9 @@ def test_a_whole_quantity_refuses_anything_but_a_whole_number(found: Bound, valu
 def test_a_decimal_quantity_takes_whole_numbers_and_decimals():
     assert bound("height_ft").check(6) == 6
     assert bound("height_ft").check(Decimal("5.5")) == Decimal("5.5")
-    with pytest.raises(RulesError):
-        bound("height_ft").check(True)
+    for bad in (True, Decimal("NaN"), Decimal("sNaN"), Decimal("Infinity")):
+        with pytest.raises(RulesError):
+            bound("height_ft").check(bad)
 
 
 @given(st.integers(min_value=-(2**70), max_value=2**70))
