@@ -120,7 +120,7 @@ def _build(data: st.DataObject, system: str) -> Table:
         name="Scan",
         system=system,
         initiative_mode=data.draw(st.sampled_from(MODES), label="initiative"),
-        hit_locations=data.draw(st.booleans(), label="hit locations"),
+        hit_locations=data.draw(st.sampled_from([False, True, True]), label="hit locations"),
         show_foe_hp=data.draw(st.booleans(), label="foes' hit points"),
         reroll_ties=data.draw(st.booleans(), label="re-roll ties"),
         helpless_rule=data.draw(st.sampled_from(HelplessRule.values), label="helpless"),
@@ -501,7 +501,12 @@ def wrestle(t: Table, data: st.DataObject) -> None:
     how = data.draw(st.sampled_from(["start", "start", "round", "end"]), label="wrestle")
     viewer = t.referee()
     if how == "start":  # between two the players see, mostly: hidden helpers are named aside
-        actor, target = _actor_and_target(t, data, player=data.draw(st.booleans()))
+        seen = [c for c in t.living() if not c.hidden]
+        if len(seen) > 1 and data.draw(st.sampled_from([True, True, True, False])):
+            actor = _pick(data, seen, "actor")
+            target = _pick(data, [c for c in seen if c != actor], "target")
+        else:
+            actor, target = _actor_and_target(t, data, player=False)
         others = [c for c in t.living() if c.pk not in (actor.pk, target.pk)]
         helpers = _some(data, others, "helpers", most=2)
         lurking = [c for c in others if c.hidden and c not in helpers]
@@ -571,11 +576,11 @@ def naval(t: Table, data: st.DataObject) -> None:
 Action = Callable[[Table, st.DataObject], None]
 COMMON: list[Action] = [
     attack, attack, save, check, hit_points, free_roll, add_condition, add_condition,
-    end_condition, undo, undo, zone, rout, expiry, turns, aftermath,
+    end_condition, undo, undo, zone, zone, rout, expiry, turns, aftermath,
 ]  # fmt: skip
 ACTIONS: dict[str, list[Action]] = {
     RulesSystem.OSE: [*COMMON, group_attack, group_attack, area, area, players_save],
-    RulesSystem.BECMI: [*COMMON, strike, wrestle, wrestle, naval, naval],
+    RulesSystem.BECMI: [*COMMON, strike, wrestle, wrestle, wrestle, naval, naval],
     RulesSystem.DOLMENWOOD: [*COMMON, check, free_roll],
 }
 
@@ -769,19 +774,19 @@ def _reached(tally: Counter, *names: str) -> None:
 
 
 def test_no_hidden_name_or_note_reaches_players_at_an_ose_table(monkeypatch):
-    tally = _scan(RulesSystem.OSE, 80, monkeypatch)
+    tally = _scan(RulesSystem.OSE, 70, monkeypatch)
     _reached(tally, "initiative", "acting", "expired", "fled", "summary")
-    _reached(tally, "area", "group_attack", "saves players rolled", "zone")
+    _reached(tally, "area", "group_attack", "saves players rolled")
 
 
 def test_no_hidden_name_or_note_reaches_players_at_a_becmi_table(monkeypatch):
-    tally = _scan(RulesSystem.BECMI, 60, monkeypatch)
+    tally = _scan(RulesSystem.BECMI, 55, monkeypatch)
     _reached(tally, "initiative", "acting", "expired", "fled", "summary", "helpers")
     _reached(tally, "strike", "naval", "wrestle")
 
 
 def test_no_hidden_name_or_note_reaches_players_at_a_dolmenwood_table(monkeypatch):
-    tally = _scan(RulesSystem.DOLMENWOOD, 60, monkeypatch)
+    tally = _scan(RulesSystem.DOLMENWOOD, 55, monkeypatch)
     _reached(tally, "initiative", "acting", "expired", "fled", "summary")
     _reached(tally, "check", "free_roll")
 
