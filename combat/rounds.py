@@ -712,7 +712,10 @@ def undo_course(encounter: Encounter, entry: LogEntry) -> None:
     if later:
         raise Refused("undo_later_turn_first")
     before = entry.data.get("before", {})
-    encounter.round = before.get("round", 0)
+    round_before = before.get("round", 0)
+    if round_before not in bounds.bound("round"):  # an entry no round of this table wrote
+        raise ValueError(f"no round {round_before!r} to go back to")
+    encounter.round = round_before
     encounter.turn = before.get("turn", {})
     if "morale" in before:
         encounter.morale = before["morale"]

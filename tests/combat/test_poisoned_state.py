@@ -577,3 +577,15 @@ def test_undoing_an_entry_whose_data_cannot_be_read_is_refused_and_changes_nothi
     assert not LogEntry.objects.filter(encounter=encounter, kind=EntryKind.UNDO).exists()
     fighter.refresh_from_db()
     assert fighter.hp == fighter.hp_max
+
+
+@pytest.mark.parametrize("round_before", [2**40, -1, "2"])
+def test_undoing_a_round_entry_that_holds_no_round_of_this_table_is_refused(
+    round_before, encounter, referee, fighter
+):
+    fighting(encounter, referee)
+    entry(encounter, EntryKind.TURN, {"event": "round", "before": {"round": round_before}})
+    Encounter.objects.filter(pk=encounter.pk).update(seq=50, public_seq=50)
+    response = referee.post(url(encounter, "undo", 50), HTTP_HX_REQUEST="true")
+    assert response.status_code == 200 and "cannot be undone" in response.content.decode()
+    assert Encounter.objects.get(pk=encounter.pk).round == 1
