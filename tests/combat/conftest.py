@@ -3,12 +3,20 @@ no access at all; plus an encounter with a party and some foes."""
 
 from __future__ import annotations
 
+import io
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from html.parser import HTMLParser
 
 import pytest
+from django.apps.registry import Apps
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from django.urls import reverse
 
+from combat.logs import RedactCapabilities
 from combat.models import Combatant, Encounter, Kind, Seat, Side
 
 
@@ -197,3 +205,37 @@ def table(db):
     goblins = [monster(encounter, f"Goblin {n}", hp_max=50, hp=50) for n in range(6)]
     encounter.refresh_from_db()
     return encounter, referee, players, heroes, goblins
+
+
+@pytest.fixture
+def root_console() -> Iterator[io.StringIO]:
+    """What the configured root handler writes, as the referee's terminal would show it."""
+    handler = next(
+        h
+        for h in logging.getLogger().handlers
+        if any(isinstance(f, RedactCapabilities) for f in h.filters)
+    )
+    stream = io.StringIO()
+    previous = handler.setStream(stream)
+    try:
+        yield stream
+    finally:
+        handler.setStream(previous)
+
+
+@contextmanager
+def migrated_to(migration: tuple[str, str]) -> Iterator[Apps]:
+    """The database as ``migration`` left it, with the models as they were then (to store
+    what an older version stored); migrated forward to today's models afterwards. For a test
+    marked ``django_db(transaction=True)``."""
+    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
+    MigrationExecutor(connection).migrate([migration])
+    try:
+        yield MigrationExecutor(connection).loader.project_state([migration]).apps
+    finally:
+        MigrationExecutor(connection).migrate(leaves)
+
+
+def migrate(migration: tuple[str, str]) -> None:
+    """Migrate to ``migration`` (inside ``migrated_to``: the change a test looks at)."""
+    MigrationExecutor(connection).migrate([migration])

@@ -17,8 +17,7 @@ from django import forms as django_forms
 from django.apps import apps
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection, models
-from django.db.migrations.executor import MigrationExecutor
+from django.db import models
 from django.test import Client
 from django.urls import reverse
 
@@ -42,7 +41,7 @@ from rules import becmi_naval, rounds
 from rules.bounds import BOUNDS, Bound
 from rules.errors import RulesError
 
-from .conftest import character, monster
+from .conftest import character, migrate, migrated_to, monster
 
 ROW_NOTICE = "This row cannot be drawn"
 
@@ -154,7 +153,8 @@ def sea(db) -> Encounter:
         name="Sea of Dread", system=RulesSystem.BECMI, hit_locations=True
     )
     monster(
-        encounter, "Black Cog", side=Side.PARTY, kind=Kind.SHIP, ac=8, hp_max=100, hp=100, hit_dice="",
+        encounter, "Black Cog", side=Side.PARTY, kind=Kind.SHIP, ac=8, hp_max=100, hp=100,
+        hit_dice="",
         speed=120, crew=20, rowers=40, rowers_lost=4, hull_repaired=3,
     )  # fmt: skip
     character(encounter, "Aldric", char_class="fighter", level=3, hp_max=20, hp=20)
@@ -488,11 +488,7 @@ BEFORE, AFTER = ("combat", "0015_log_found_by_number"), ("combat", "0016_bounds"
 
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_brings_stored_values_into_range_before_it_checks_them():
-    executor = MigrationExecutor(connection)
-    leaves = executor.loader.graph.leaf_nodes()
-    executor.migrate([BEFORE])
-    try:
-        old = MigrationExecutor(connection).loader.project_state([BEFORE]).apps
+    with migrated_to(BEFORE) as old:
         encounter = old.get_model("combat", "Encounter").objects.create(
             name="Old", slug="old", referee_key="r", join_token="j", display_token="d",
             round=2**31 - 1,
@@ -507,11 +503,7 @@ def test_the_migration_brings_stored_values_into_range_before_it_checks_them():
         old.get_model("combat", "Condition").objects.create(
             combatant=ship, kind="asleep", rounds_left=2**31 - 1
         )
-        executor = MigrationExecutor(connection)
-        executor.migrate([AFTER])
-    finally:
-        executor = MigrationExecutor(connection)
-        executor.migrate(leaves)
+        migrate(AFTER)
     ship = Combatant.objects.get(name="Cog")
     assert (ship.speed, ship.crew, ship.rowers, ship.rowers_lost, ship.hull_repaired) == (
         100_000,

@@ -6,7 +6,6 @@ from the encounter the party came from too."""
 from __future__ import annotations
 
 import io
-import logging
 import re
 import urllib.request
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from combat import capabilities
 from combat.access import Viewer
 from combat.live import render_snapshot
-from combat.logs import RedactCapabilities, RedactedAccessLog, redact, redact_path
+from combat.logs import RedactedAccessLog, redact, redact_path
 from combat.models import Encounter, Seat
 from combat.routing import websocket_urlpatterns
 
@@ -137,22 +136,6 @@ def test_every_secret_an_encounter_holds_opens_a_listed_route(db) -> None:
         path = reverse(name, args=[secret])
         assert Client().get(path).status_code in {200, 302}, name
         assert secret not in redact(path) and secret not in redact_path(path), name
-
-
-@pytest.fixture
-def root_console() -> Iterator[io.StringIO]:
-    """What the configured root handler writes, as the referee's terminal would show it."""
-    handler = next(
-        h
-        for h in logging.getLogger().handlers
-        if any(isinstance(f, RedactCapabilities) for f in h.filters)
-    )
-    stream = io.StringIO()
-    previous = handler.setStream(stream)
-    try:
-        yield stream
-    finally:
-        handler.setStream(previous)
 
 
 @pytest.mark.django_db

@@ -8,7 +8,6 @@ import io
 import logging
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -93,22 +92,6 @@ def test_every_configured_log_handler_redacts_capabilities() -> None:
         assert any(isinstance(f, RedactCapabilities) for f in handler.filters), handler
     # Django's DEBUG-only console handler is gone: it would print each line again, unredacted.
     assert logging.getLogger("django").handlers == []
-
-
-@pytest.fixture
-def root_console() -> Iterator[io.StringIO]:
-    """What the configured root handler writes, as the referee's terminal would show it."""
-    handler = next(
-        h
-        for h in logging.getLogger().handlers
-        if any(isinstance(f, RedactCapabilities) for f in h.filters)
-    )
-    stream = io.StringIO()
-    previous = handler.setStream(stream)
-    try:
-        yield stream
-    finally:
-        handler.setStream(previous)
 
 
 @pytest.mark.django_db

@@ -15,7 +15,7 @@ from django.utils import translation
 from combat.models import Combatant, Encounter, InitiativeMode, LogEntry
 from combat.unseen import UNSEEN, for_players, stamped
 
-from .conftest import character, form_values, monster
+from .conftest import character, form_values, migrate, migrated_to, monster
 from .test_display import _display, _open
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -162,14 +162,7 @@ BEFORE, AFTER = ("combat", "0016_bounds"), ("combat", "0017_log_unseen_names")
 
 @pytest.mark.django_db(transaction=True)
 def test_entries_written_before_stop_naming_who_is_hidden_now():
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
-
-    executor = MigrationExecutor(connection)
-    leaves = executor.loader.graph.leaf_nodes()
-    executor.migrate([BEFORE])
-    try:
-        old = MigrationExecutor(connection).loader.project_state([BEFORE]).apps
+    with migrated_to(BEFORE) as old:
         encounter = old.get_model("combat", "Encounter").objects.create(
             name="Old", slug="old", referee_key="r", join_token="j", display_token="d"
         )
@@ -184,9 +177,7 @@ def test_entries_written_before_stop_naming_who_is_hidden_now():
         entries.create(encounter=encounter, seq=1, public_seq=1, kind="morale", data=fled)
         entries.create(encounter=encounter, seq=2, public_seq=2, kind="roll", data={"total": 3})
         entries.create(encounter=encounter, seq=3, kind="morale", secret=True, data=fled)
-        MigrationExecutor(connection).migrate([AFTER])
-    finally:
-        MigrationExecutor(connection).migrate(leaves)
+        migrate(AFTER)
     stored = {e.seq: e.data for e in LogEntry.objects.filter(encounter__slug="old")}
     assert stored[1][UNSEEN] == {"Žorgblatt": "foes"}
     assert for_players(stored[1])["fled"] == ["Gnoll"]
