@@ -272,7 +272,9 @@ class Encounter(models.Model):
     def new_links(self) -> None:
         """Replace the referee key, the join token and the table display's token: the old
         links stop working at once. Seats already taken stay (they are bound to their
-        browsers, not to the link); a display opened with the old link stops showing."""
+        browsers, not to the link); a display opened with the old link stops showing. The way
+        in from the encounter the party came from is closed by ``combat.party.new_links``,
+        which the New links button calls."""
         self.referee_key, self.join_token = _referee_key(), _join_token()
         self.display_token = _display_token()
         self.save(update_fields=["referee_key", "join_token", "display_token"])
