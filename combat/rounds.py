@@ -239,8 +239,9 @@ def side_morale(combatants: list[Combatant], side: str) -> int | None:
 
 
 def marker(encounter: Encounter) -> str:
-    """Where the round stands, as the round's buttons carry it."""
-    turn = encounter.turn or {}
+    """Where the round stands, as the round's buttons carry it. A stored turn that is none
+    (a database edited by hand) stands at its start, so End the fight can still set it aside."""
+    turn = encounter.turn if isinstance(encounter.turn, dict) else {}
     return (
         f"{encounter.round}:{turn.get('index', 0)}:{turn.get('step', 0)}:"
         f"{int(bool(turn.get('rolled')))}"

@@ -34,7 +34,7 @@ from combat.models import (
     Side,
 )
 
-from .conftest import character, monster
+from .conftest import character, form_values, monster
 
 ROW_NOTICE = "This row cannot be drawn"
 ENTRY_NOTICE = "This entry cannot be shown"
@@ -589,3 +589,22 @@ def test_undoing_a_round_entry_that_holds_no_round_of_this_table_is_refused(
     response = referee.post(url(encounter, "undo", 50), HTTP_HX_REQUEST="true")
     assert response.status_code == 200 and "cannot be undone" in response.content.decode()
     assert Encounter.objects.get(pk=encounter.pk).round == 1
+
+
+@pytest.mark.parametrize(
+    "turn", [[1, 2], {"order": 5, "index": "x"}, {"order": [1, {"ids": 3}], "index": 1}]
+)
+def test_the_referee_ends_a_fight_whose_course_cannot_be_read_and_the_notice_goes(
+    turn, encounter, referee, player, fighter, goblin, poison
+):
+    fighting(encounter, referee)
+    poison(Encounter, encounter.pk, turn=turn)
+    assert PART_NOTICE in pages(encounter, referee, player)["referee"]
+    summary = referee.get(url(encounter, "advance", "end"), HTTP_HX_REQUEST="true")
+    values = form_values(summary.content.decode(), url(encounter, "advance", "end"))
+    values["share"] = "1"
+    answer = referee.post(url(encounter, "advance", "end"), values, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 200
+    stored = Encounter.objects.get(pk=encounter.pk)
+    assert (stored.round, stored.turn) == (0, {})
+    assert PART_NOTICE not in pages(encounter, referee, player)["referee"]
