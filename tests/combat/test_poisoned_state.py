@@ -466,7 +466,7 @@ def test_a_round_whose_course_cannot_be_read_shows_a_notice_and_the_table_goes_o
         assert answer.status_code in (200, 302), what
     assert referee.get(url(encounter, "advance", "end")).status_code == 200
     stored = Encounter.objects.get(pk=encounter.pk)
-    assert stored.seq == seq or isinstance(stored.turn, dict) and stored.round == 2
+    assert stored.seq == seq or (isinstance(stored.turn, dict) and stored.round == 2)
 
 
 # --- logged once ------------------------------------------------------------------------------
