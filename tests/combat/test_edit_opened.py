@@ -116,6 +116,7 @@ def test_the_refusal_is_in_the_person_s_language(referee, encounter, troll):
     html = referee.post(url, form | {"ac": "2"}, **HX).content.decode()
     with translation.override("cs"):
         assert str(NOT_OPENED) in html.replace("&#x27;", "'")
+    assert "Formulář byl odeslán bez hodnot" in html and "nothing was saved" not in html
 
 
 @pytest.mark.django_db
