@@ -12,7 +12,8 @@
   // Kept per encounter (a boosted action's address replaces the page's own in the bar).
   var STORED = "fray-selected:" + (/^\/e\/[^/]+\//.exec(window.location.pathname) || [""])[0];
   var selected = null;
-  var focusPanel = false; // a key opened the panel: its first field takes the typing
+  // A key opened the panel: a field where typing cannot change who acts takes the focus.
+  var focusPanel = false;
   try { selected = window.sessionStorage.getItem(STORED); } catch (ignore) { /* private mode */ }
 
   // The sticky header's height, for the side column and the panel's scroll margin (console.css,
@@ -128,8 +129,10 @@
     var target = event.target;
     var key = event.key;
     var typing = target.closest && target.closest("input, select, textarea, [contenteditable]");
+    // From anywhere, a select too: an open select's list takes its own Esc before the page
+    // hears it, so a closed one has nothing left for Esc to do.
     if (key === "Escape") {
-      if (target.tagName !== "SELECT" && closePanel()) { event.preventDefault(); }
+      if (closePanel()) { event.preventDefault(); }
       return;
     }
     if (typing) { return; }
@@ -152,6 +155,21 @@
     }
   });
 
+  // Never a select: a closed select picks the option a typed letter starts, so the next key
+  // would change who acts without a word (issue 31). The first field typed into (a number, a
+  // die), else Roll, else the heading, where a letter does nothing at all.
+  function focusFirstSafe() {
+    var typed = "input:not([type=hidden]):not([type=checkbox]):not([type=radio])" +
+      ":not([type=submit]):not([type=button]):not([type=reset]):not([disabled])";
+    var target = panel.querySelector("form " + typed + ", form textarea:not([disabled])") ||
+      panel.querySelector("form button.primary, form button[type=submit]");
+    if (!target) {
+      target = panel.querySelector("h2");
+      if (target && !target.hasAttribute("tabindex")) { target.tabIndex = -1; }
+    }
+    if (target) { target.focus(); }
+  }
+
   // After every swap, the selection is put back (a live update's rows are new elements, and
   // htmx settles their classes to the server's); a new panel opens at its top.
   function settled(event) {
@@ -161,9 +179,7 @@
       panel.scrollTop = 0;
       if (focusPanel) {
         focusPanel = false;
-        var field = panel.querySelector(
-          "form input:not([type=hidden]):not([disabled]), form select, form textarea");
-        if (field) { field.focus(); }
+        focusFirstSafe();
       }
     }
   }

@@ -157,6 +157,46 @@ def test_a_dozen_combatants_their_action_bar_and_the_log_fit_a_laptop_screen(ref
         assert_on_screen(referee, referee.locator("#log h2"))
 
 
+def test_a_letter_typed_after_a_key_opened_the_attack_form_never_changes_the_attacker(referee):
+    referee.set_viewport_size(SCREEN)
+    create_encounter(referee, "The bandits' road")
+    add_character(referee, "Nim", ac=5, hp=8, thac0=19, str_score=10)
+    add_monsters(referee, 3, "Bandit", ac=7, hit_dice="1")
+    bandit = act_on(referee, "Bandit 3")
+    name = bandit.locator(".line .name")
+    panel = referee.locator("#panel")
+    actor = panel.locator("#id_actor")
+    settled(referee)
+
+    # The form opens with the typing in a field that cannot say who acts, not in "Who".
+    name.press("a")
+    expect(panel_heading(referee)).to_have_text("Attack")
+    expect(actor.locator("option:checked")).to_have_text("Bandit 3")
+    expect(actor).not_to_be_focused()
+    expect(panel.locator(":focus")).to_have_count(1)
+    # "n" would pick Nim in a focused select, or open the condition form as the console's key.
+    referee.keyboard.press("n")
+    expect(actor.locator("option:checked")).to_have_text("Bandit 3")
+    expect(panel_heading(referee)).to_have_text("Attack")
+
+    # Esc closes the form from where the key left the typing, and the row has the focus again.
+    referee.keyboard.press("Escape")
+    expect(panel.locator("h2")).to_have_count(0)
+    expect(name).to_be_focused()
+
+    # From the page the keys work again; Esc closes the form from inside "Who" as well.
+    referee.keyboard.press("a")
+    expect(panel_heading(referee)).to_have_text("Attack")
+    actor.focus()
+    referee.keyboard.press("Escape")
+    expect(panel.locator("h2")).to_have_count(0)
+    expect(name).to_be_focused()
+    referee.keyboard.press("h")
+    expect(panel_heading(referee)).to_have_text("Damage and healing")
+    referee.keyboard.press("Escape")
+    expect(panel.locator("h2")).to_have_count(0)
+
+
 def test_the_selection_survives_a_change_made_elsewhere(referee):
     a_dozen_combatants(referee)
     act_on(referee, "Hobgoblin 1")
@@ -287,3 +327,14 @@ def test_dolmenwood_and_becmi_rows_have_the_same_keys(referee, system):
     referee.keyboard.press("1")
     expect(panel_heading(referee)).to_have_text("Saving throw")
     expect(referee.locator("#panel #id_actor option:checked")).to_have_text("Goblin 2")
+    # A letter next goes nowhere that picks another actor ("G" would pick Goblin 1 in "Who").
+    referee.keyboard.press("g")
+    expect(referee.locator("#panel #id_actor option:checked")).to_have_text("Goblin 2")
+    referee.keyboard.press("Escape")
+    expect(referee.locator("#panel h2")).to_have_count(0)
+    referee.keyboard.press("a")
+    expect(panel_heading(referee)).to_have_text("Attack")
+    referee.keyboard.press("g")
+    expect(referee.locator("#panel #id_actor option:checked")).to_have_text("Goblin 2")
+    referee.keyboard.press("Escape")
+    expect(referee.locator("#panel h2")).to_have_count(0)
