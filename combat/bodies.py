@@ -23,7 +23,7 @@ from django.utils.translation import get_language, gettext, ngettext, pgettext
 from rules.hit_location import BodyPlan, BodyType, Direction, Side, Zone, ZoneSpec, ZoneState
 
 from .templatetags.fray import percent
-from .zone_labels import ZONE_STATES, body_label, zone_label
+from .zone_labels import ZONE_STATES, body_label, zone_label, zone_state_label
 
 __all__ = [
     "Diagram",
@@ -376,10 +376,7 @@ def diagram(
             hp = f"{left}/{maximum}" + (f" +{over}" if over else "")
             text = str(left)
         else:
-            label = pgettext("zone and its state", "%(zone)s: %(state)s") % {
-                "zone": name,
-                "state": word,
-            }
+            label = zone_state_label(name, key)
             hp = ""
         chance = chances.get(zone.value)
         if odds is not None:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.utils.functional import Promise
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import pgettext, pgettext_lazy
 
 from rules.hit_location import BodyType, Direction, Part, Side, Zone
 
@@ -31,6 +31,7 @@ __all__ = [
     "part_label",
     "zone_hit_label",
     "zone_label",
+    "zone_state_label",
 ]
 
 # Whole names, never "left" + "arm": the side agrees with the part in cs, ru and uk
@@ -236,6 +237,13 @@ def zone_label(zone: Zone | str, body: BodyType | str | None = None) -> str:
     which a combined body keeps per zone)."""
     key = Zone(zone) if zone in _ZONE_VALUES else zone
     return _word(ZONES, _ZONES_BY_BODY, key, body)
+
+
+def zone_state_label(name: str, state: str) -> str:
+    """A zone's name and its state (a ``ZONE_STATES`` key), "left leg: severed": the diagram's
+    label and the log's clause alike, so the two never use different words for one state."""
+    word = str(ZONE_STATES.get(state, state))
+    return pgettext("zone and its state", "%(zone)s: %(state)s") % {"zone": name, "state": word}
 
 
 def zone_hit_label(zone: Zone | str, body: BodyType | str | None = None) -> str:

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from rules import dice
 from rules import hit_location as hl
 
-from .zone_labels import zone_label
+from .zone_labels import zone_label, zone_state_label
 
 CONDITIONS = {
     "cannot_defend": pgettext_lazy("zone condition", "cannot defend"),
@@ -59,14 +59,15 @@ def _dice(roll: dict[str, Any] | None) -> str:
     return f" ({spec}: {', '.join(str(n) for n in roll['dice'])}, {source})"
 
 
-def effect_text(effect: dict[str, Any], body: str | None = None) -> str:
-    """One effect in a few words; "" for the damage itself, which the line's head says."""
+def effect_text(effect: dict[str, Any], body: str | None = None, severed: bool = False) -> str:
+    """One effect in a few words; "" for the damage itself, which the line's head says.
+    ``severed``: a lost zone that is a limb, said in the diagram's word for it."""
     kind = effect.get("kind")
     zone = zone_label(effect.get("zone", ""), body)
     amount = effect.get("amount") or 0
     text = ""
     if kind == "zone_lost":
-        text = _("the %(zone)s is lost") % {"zone": zone}
+        text = zone_state_label(zone, "severed" if severed else "lost")
     elif kind == "limb_severed":
         text = _("bleeds 1 hp per round")
     elif kind == "dex_lost":
@@ -102,7 +103,11 @@ def effect_text(effect: dict[str, Any], body: str | None = None) -> str:
 
 def effects_text(effects: list[dict[str, Any]], body: str | None = None) -> str:
     """Every effect of one hit or one round, in order, as one list of clauses."""
-    return "; ".join(t for t in (effect_text(e, body) for e in effects) if t)
+    # The engine follows a limb's loss with its severing (``rules.hit_location``): the same
+    # ``ZoneSpec.limb`` that makes the diagram draw it severed, so stored entries say it too.
+    severed = {e.get("zone") for e in effects if e.get("kind") == "limb_severed"}
+    said = (effect_text(e, body, severed=e.get("zone") in severed) for e in effects)
+    return "; ".join(t for t in said if t)
 
 
 def _percent(value: Fraction) -> str:

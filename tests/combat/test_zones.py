@@ -141,7 +141,7 @@ def test_a_hit_with_typed_dice_lands_in_the_left_arm_and_severs_it(table):
     assert state.damage_to("left_arm") == 4 and state.bleeding == {hl.Zone.LEFT_ARM}
     text = re.sub(r"\s+", " ", response.content.decode())
     assert "Goblin hits Bára in the left arm (d100: 65): 4 damage" in text
-    assert "the left arm is lost" in text and "bleeds 1 hp per round" in text
+    assert "left arm: severed" in text and "bleeds 1 hp per round" in text
 
 
 def test_the_direction_offers_only_what_the_targets_body_allows(table):
@@ -284,7 +284,7 @@ def test_the_referee_damages_a_zone_directly_and_it_is_logged_and_undone(table):
     values |= {"amount": "6", "label": "a fall"}
     response = _post(referee, "zone", encounter, values, bara.pk)
     text = re.sub(r"\s+", " ", response.content.decode())
-    assert "Bára: 6 damage to the right leg (a fall) — the right leg is lost; bleeds 1 hp" in text
+    assert "Bára: 6 damage to the right leg (a fall) — right leg: severed; bleeds 1 hp" in text
     assert "loses 1 DEX" in text  # 6 in a 5-point leg: one over its maximum
     bara.refresh_from_db()
     assert bara.hp == 14
@@ -662,9 +662,9 @@ def test_a_hidden_foe_bleeds_for_the_referee_alone(table):
 @pytest.mark.parametrize(
     "language, words",
     [
-        ("cs", ["zásah do levé paže", "ztraceno: levá paže", "krvácí: 1 život za kolo"]),
-        ("ru", ["попадание в левую руку", "утрачено: левая рука", "кровотечение: 1 хит за раунд"]),
-        ("uk", ["влучання у ліву руку", "втрачено: ліва рука", "кровотеча: 1 хіт-пойнт за раунд"]),
+        ("cs", ["zásah do levé paže", "levá paže: useknuto", "krvácí: 1 život za kolo"]),
+        ("ru", ["попадание в левую руку", "левая рука: отсечено", "кровотечение: 1 хит за раунд"]),
+        ("uk", ["влучання у ліву руку", "ліва рука: відрубано", "кровотеча: 1 хіт-пойнт за раунд"]),
     ],
 )
 def test_a_hit_in_a_zone_reads_in_every_language(table, language, words):
@@ -676,6 +676,24 @@ def test_a_hit_in_a_zone_reads_in_every_language(table, language, words):
     html = re.sub(r"\s+", " ", player.get(_url("encounter", encounter)).content.decode())
     for word in words:
         assert word in html, word
+
+
+@pytest.mark.parametrize("language", ["en", "cs", "ru", "uk"])
+def test_the_log_says_a_severed_arm_in_the_diagrams_own_words(table, language):
+    from django.conf import settings
+
+    encounter, referee, player, bara, goblin = table
+    _attack(referee, encounter, goblin, bara, location=65)  # the left arm, severed
+    player.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    html = re.sub(r"\s+", " ", player.get(_url("encounter", encounter)).content.decode())
+    drawn = re.search(r'<path class="severed"[^>]*data-zone="left_arm"[^>]*><title>([^<]+)<', html)
+    assert drawn, "the diagram draws the left arm severed"
+    said = re.search(r'class="zone-hit">[^<]*? — ([^;<]+);', html)
+    assert said, "the log says what the hit did to the arm"
+    # The player sees the arm's points too ("left arm: 0 of 4 hp, severed"): the state ends it.
+    word = re.split(r", |: ", drawn.group(1))[-1]
+    assert said.group(1).endswith(": " + word), (said.group(1), drawn.group(1))
+    assert not re.search(r"\b(lost|ztraceno|утрачено|втрачено)\b", said.group(1))
 
 
 def test_a_target_chosen_anew_brings_its_own_directions(table):

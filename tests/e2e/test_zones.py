@@ -93,13 +93,13 @@ def test_a_wing_severed_from_the_left_bleeds_and_comes_back_with_undo(referee, p
     panel.locator("#id_damage_dice").fill("5 5")
     swap_panel(anna, panel.locator("button.primary"))
     expect(fresh(panel, ".result")).to_contain_text("zásah do levého křídla")
-    expect(fresh(panel, ".result")).to_contain_text("ztraceno: levé křídlo")
+    expect(fresh(panel, ".result")).to_contain_text("levé křídlo: useknuto")
 
     # Every screen's diagram shows the wing gone, and the log says so in each language.
     for screen in (referee, anna, boris):
         expect(wing(screen)).not_to_have_class(re.compile("unhurt"))
-    expect(referee.locator("#log")).to_contain_text("the left wing is lost")
-    expect(boris.locator("#log")).to_contain_text("втрачено: ліве крило")
+    expect(referee.locator("#log")).to_contain_text("left wing: severed")
+    expect(boris.locator("#log")).to_contain_text("ліве крило: відрубано")
     expect(combatant(referee, "Wyvern").locator(".hp")).to_contain_text("30/30")  # not cumulative
 
     # The round ends: the severed wing bleeds 1 hp.
