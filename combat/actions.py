@@ -417,8 +417,7 @@ def attack(
         where["roll"]["posture"] = posture
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
-    helpless = _helpless(target)
-    if helpless:
+    if helpless_outcome(viewer.encounter, target):
         return _attack_helpless(
             viewer, attacker, target, mode, damage, damage_dice, secret, once, where, attack_name
         )
@@ -496,6 +495,15 @@ def _helpless(combatant: Combatant) -> bool:
     return any(kind in HELPLESS for kind in _active_conditions(combatant))
 
 
+def helpless_outcome(encounter: Encounter, target: Combatant) -> str | None:
+    """What an attack on ``target`` does without a roll: the table's helpless rule
+    (``HelplessRule.HIT``, hit automatically, or ``SLAIN``, slain outright) while a
+    condition leaves it helpless (paralysed, asleep, held), else None and the attack is
+    rolled. Every system's attack and the odds shown before it ask this one question, so
+    the preview never promises a roll the attack will not make."""
+    return encounter.helpless_rule if _helpless(target) else None
+
+
 def _attack_helpless(
     viewer: Viewer,
     attacker: Combatant,
@@ -509,7 +517,7 @@ def _attack_helpless(
     attack_name: str = "",
 ) -> LogEntry:
     """A helpless target (paralysed, asleep, held) is hit without a roll, or slain outright,
-    as the referee set the table's rule."""
+    as the referee set the table's rule; the caller has asked :func:`helpless_outcome`."""
     rule = viewer.encounter.helpless_rule
     data: dict[str, Any] = {
         "attacker": attacker.name,

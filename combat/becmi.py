@@ -22,12 +22,12 @@ from .actions import (
     _attack_helpless,
     _attack_pair,
     _damage_data,
-    _helpless,
     _hurt,
     _locked,
     _mods,
     _record,
     _secret,
+    helpless_outcome,
 )
 from .dolmenwood import locate_hit
 from .errors import Refused
@@ -61,7 +61,7 @@ def attack(
     where = locate_hit(viewer, attacker, location)
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
-    if _helpless(target):  # the same rule as OSE's: hit without a roll, or slain
+    if helpless_outcome(viewer.encounter, target):  # as OSE's: hit without a roll, or slain
         return _attack_helpless(
             viewer, attacker, target, mode, damage, damage_dice, secret, once, where, attack_name
         )

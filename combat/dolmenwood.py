@@ -23,13 +23,13 @@ from .actions import (
     _able,
     _alive,
     _attack_pair,
-    _helpless,
     _locked,
     _mods,
     _record,
     _secret,
     _set_hp,
     _where,
+    helpless_outcome,
 )
 from .errors import Refused
 from .models import Combatant, EntryKind, HelplessRule, LogEntry
@@ -202,8 +202,9 @@ def attack(
         "immune": immune,
     }
     effects = []
-    if _helpless(target):
-        data["helpless"] = rule = viewer.encounter.helpless_rule
+    rule = helpless_outcome(viewer.encounter, target)
+    if rule:
+        data["helpless"] = rule
         if rule == HelplessRule.SLAIN:
             effect, data["killed"] = _set_hp(target, 0)
             return _record(

@@ -719,6 +719,11 @@ class AttackForm(RollForm):
         self.order_fields([*order, "damage", "damage_dice"])
         self.without_dice_fields()
 
+    def hit_notes(self, values: dict[str, Any]) -> tuple[str, ...]:
+        """What the odds say of any hit, rolled or automatic on a helpless target
+        (combat.odds): in OSE, nothing; another system says what its hit depends on."""
+        return ()
+
     # --- hit locations: the direction, heights and the location die ------------------------
     LOCATION_FIELDS = (
         "direction",

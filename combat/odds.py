@@ -16,7 +16,9 @@ from rules.core import total_of
 from rules.errors import RulesError
 
 from . import classes, zones
+from .actions import helpless_outcome
 from .forms import AttackForm, CheckForm, FreeRollForm, SaveForm
+from .models import HelplessRule
 
 
 @dataclass(frozen=True)
@@ -37,11 +39,15 @@ class LocationOdds:
 
 @dataclass(frozen=True)
 class Odds:
-    needed: int  # the total needed: at least (attacks, saves) or at most (ability checks)
+    # The total needed: at least (attacks, saves) or at most (ability checks); None when
+    # nothing is rolled (a helpless target).
+    needed: int | None
     chance: Fraction
     under: bool = False  # roll-under (ability checks)
     matrix: Odds | None = None  # the attack matrix's answer, where the chosen method differs
     location: LocationOdds | None = None  # hit locations: the zones a hit may land in
+    helpless: str | None = None  # the helpless rule the attack applies instead of a roll
+    notes: tuple[str, ...] = ()  # what the form's user needs besides (a system's odds)
 
 
 def _values(form: forms.Form) -> dict[str, Any]:
@@ -160,6 +166,10 @@ def for_form(form: forms.Form) -> Odds | DiceOdds | None:
     """Odds for an attack, save, check or free-roll form; None until it says enough, and for
     any other form (hit points, rest: no probe of it is built)."""
     try:
+        if isinstance(form, AttackForm):  # every system's attack: a helpless target first
+            helpless = _helpless(form, _values(form))
+            if helpless is not None:
+                return helpless
         if hasattr(form, "system_odds"):  # another rules system's form (combat.system_forms)
             return form.system_odds()
         for kind, odds_of in _ODDS:
@@ -168,6 +178,21 @@ def for_form(form: forms.Form) -> Odds | DiceOdds | None:
     except (RulesError, KeyError, AttributeError, TypeError):
         return None
     return None
+
+
+def _helpless(form: AttackForm, values: dict[str, Any]) -> Odds | None:
+    """Against a helpless target, in any system: no roll, but the table's rule, as the attack
+    applies it (``actions.helpless_outcome``). A hit still lands in a zone, with the chances
+    the direction gives; no special attack, which a natural d20 would trigger."""
+    rule = helpless_outcome(form.viewer.encounter, values["target"])
+    if rule is None:
+        return None
+    location, notes = None, ()
+    if rule == HelplessRule.HIT:
+        notes = form.hit_notes(values)
+        if form.viewer.encounter.hit_locations:
+            location = _location(values)
+    return Odds(None, Fraction(1), location=location, helpless=rule, notes=notes)
 
 
 def _attack(form: AttackForm, values: dict[str, Any]) -> Odds:

@@ -265,15 +265,7 @@ class DolmenwoodAttackForm(AttackForm):
         target: Combatant = values["target"]
         inputs = attack_inputs(attacker, values)
         chance = dw.attack_odds(systems.attack_bonus(attacker), target.ac, **inputs)
-        notes = []
-        if systems.is_immune(target, values.get("weapon") or "mundane"):
-            weapon = values.get("weapon") or "mundane"
-            notes.append(
-                str(
-                    _("%(target)s is immune to %(weapon)s: a hit deals no damage.")
-                    % {"target": target.name, "weapon": systems.IMMUNITIES[weapon]}
-                )
-            )
+        notes = list(self.hit_notes(values))
         notes.append(str(_("A natural 1 always misses, a natural 20 always hits.")))
         odds = SystemOdds(target.ac, chance, notes=tuple(notes))
         if self.viewer.encounter.hit_locations:
@@ -283,6 +275,19 @@ class DolmenwoodAttackForm(AttackForm):
                 odds.needed, odds.chance, notes=odds.notes, location=_location(values)
             )
         return odds
+
+    def hit_notes(self, values: dict[str, Any]) -> tuple[str, ...]:
+        """An immune target takes no damage from a hit, rolled or not (dolmenwood.attack)."""
+        target: Combatant = values["target"]
+        weapon = values.get("weapon") or "mundane"
+        if not systems.is_immune(target, weapon):
+            return ()
+        return (
+            str(
+                _("%(target)s is immune to %(weapon)s: a hit deals no damage.")
+                % {"target": target.name, "weapon": systems.IMMUNITIES[weapon]}
+            ),
+        )
 
 
 def attack_inputs(attacker: Combatant, values: dict[str, Any]) -> dict[str, Any]:
