@@ -646,6 +646,53 @@ def test_the_helpless_are_hit_without_a_roll(referee, hunter, bogle, encounter):
     assert bogle.hp == 3  # 2 + 1 STR
 
 
+@pytest.mark.parametrize(
+    ("rule", "said"),
+    [
+        ("hit", "hits automatically: the target is helpless · 100%"),
+        ("slain", "slain outright: the target is helpless · 100%"),
+    ],
+    ids=["hit", "slain"],
+)
+def test_the_odds_against_a_helpless_target_say_what_the_roll_then_does(
+    referee, hunter, bogle, encounter, rule, said
+):
+    from combat.models import Condition
+
+    encounter.helpless_rule = rule
+    encounter.save()
+    values = {"actor": hunter.pk, "target": bogle.pk, "mode": "melee", "weapon": "mundane"}
+    odds = reverse("system_odds", args=[encounter.slug, "dw_attack"])
+    # Awake, AC 14 with +1 and STR +1: a natural 12 or more, 9 of 20.
+    assert "needs 14+ · 45%" in referee.get(odds, values).content.decode()
+    Condition.objects.create(combatant=bogle, kind="paralysed", rounds_left=3)
+    page = referee.get(odds, values).content.decode()
+    assert said in page and "needs" not in page and "natural 1" not in page
+    _post(referee, encounter, "dw_attack", values | {"natural": 1, "damage": "1d6"})
+    entry = LogEntry.objects.get()
+    assert (entry.data["helpless"], entry.data["roll"]) == (rule, None)
+    bogle.refresh_from_db()
+    assert bogle.dead if rule == "slain" else bogle.hp < 6
+
+
+def test_an_automatic_hit_on_an_immune_helpless_target_still_says_it_deals_no_damage(
+    referee, hunter, encounter
+):
+    from combat.models import Condition
+
+    wraith = monster(encounter, "Wraith", ac=12, hp_max=20, hp=20, immunities=["mundane"])
+    Condition.objects.create(combatant=wraith, kind="asleep", rounds_left=3)
+    values = {"actor": hunter.pk, "target": wraith.pk, "mode": "melee", "weapon": "mundane"}
+    odds = reverse("system_odds", args=[encounter.slug, "dw_attack"])
+    page = referee.get(odds, values).content.decode()
+    assert "hits automatically: the target is helpless" in page
+    assert "Wraith is immune to ordinary weapons: a hit deals no damage." in page
+    _post(referee, encounter, "dw_attack", values | {"damage": "1d8"})
+    assert LogEntry.objects.get().data["helpless"] == "hit"
+    wraith.refresh_from_db()
+    assert wraith.hp == 20
+
+
 # --- hit locations with Dolmenwood -----------------------------------------------------------
 
 

@@ -263,6 +263,20 @@ def test_every_one_of_a_name_is_picked_at_once(referee, encounter):
     assert [e.data["attacker"] for e in _entries(encounter)] == [g.name for g in goblins]
 
 
+def test_the_group_attack_odds_say_a_helpless_target_is_hit_automatically(referee, encounter):
+    from combat.models import Condition
+
+    goblins, hero = _fight(encounter)
+    Condition.objects.create(combatant=hero, kind="paralysed", rounds_left=3)
+    data = {"attackers": [goblins[0].pk], "target": hero.pk, "mode": "melee", "damage": "1d6"}
+    url = reverse("group_odds", args=[encounter.slug, "group_attack"])
+    html = referee.get(url, data).content.decode()
+    assert "Goblin 1 → Aldric: " in html
+    assert "hits automatically: the target is helpless · 100%" in html and "needs" not in html
+    _post(referee, encounter, "group_attack", data | {f"natural_{goblins[0].pk}": 1})
+    assert LogEntry.objects.get(encounter=encounter, kind="attack").data["helpless"] == "hit"
+
+
 @pytest.mark.parametrize(
     ("name", "kin"),
     [("Goblin 3", "Goblin"), ("Goblin", "Goblin"), ("Giant rat 12", "Giant rat"), ("R2", "R2")],

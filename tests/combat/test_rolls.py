@@ -455,3 +455,32 @@ def test_forms_without_odds_build_no_probe_of_themselves(encounter, goblin, monk
     viewer = Viewer(encounter, is_referee=True, seat=None)
     for form_class in (HitPointsForm, RestForm):
         assert odds.for_form(form_class(viewer=viewer, initial={"actor": goblin.pk})) is None
+
+
+HELPLESS_SAID = {
+    "hit": "hits automatically: the target is helpless · 100%",
+    "slain": "slain outright: the target is helpless · 100%",
+}
+
+
+@pytest.mark.parametrize("rule", ["hit", "slain"])
+@pytest.mark.parametrize("condition", ["asleep", "paralysed"])
+def test_the_odds_against_a_helpless_target_say_what_the_roll_then_does(
+    player, fighter, goblin, encounter, rule, condition
+):
+    from combat.models import Condition
+
+    encounter.helpless_rule = rule
+    encounter.save()
+    values = {"actor": fighter.pk, "target": goblin.pk, "mode": "melee", "modifier": 0}
+    odds = reverse("odds", args=[encounter.slug, "attack"])
+    assert "needs 11+ · 55%" in player.get(odds, values).content.decode()  # awake: rolled
+    Condition.objects.create(combatant=goblin, kind=condition, rounds_left=3)
+    said = player.get(odds, values).content.decode()
+    assert HELPLESS_SAID[rule] in said and "needs" not in said
+    # A natural 2 would miss an awake goblin: the roll does what the preview said instead.
+    _post(player, encounter, "attack", values | {"natural": 2, "damage": "1d6", "damage_dice": "3"})
+    entry = LogEntry.objects.get(encounter=encounter, kind="attack")
+    assert (entry.data["helpless"], entry.data["roll"]) == (rule, None)
+    goblin.refresh_from_db()
+    assert goblin.dead if rule == "slain" else goblin.hp == goblin.hp_max - 4  # 3 + 1 STR

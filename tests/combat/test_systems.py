@@ -140,6 +140,34 @@ def test_the_odds_show_before_the_roll(referee, encounter, fighter9, ogre):
     assert "needs 10+ · 60%" in page
 
 
+@pytest.mark.parametrize(
+    ("rule", "said"),
+    [
+        ("hit", "hits automatically: the target is helpless · 100%"),
+        ("slain", "slain outright: the target is helpless · 100%"),
+    ],
+    ids=["hit", "slain"],
+)
+def test_the_odds_against_a_helpless_target_say_what_the_roll_then_does(
+    referee, encounter, fighter9, ogre, rule, said
+):
+    from combat.models import Condition
+
+    encounter.helpless_rule = rule
+    encounter.save()
+    values = {"actor": fighter9.pk, "target": ogre.pk, "mode": "melee"}
+    odds = reverse("system_odds", args=[encounter.slug, "becmi_attack"])
+    assert "needs 10+ · 60%" in referee.get(odds, values).content.decode()  # awake
+    Condition.objects.create(combatant=ogre, kind="asleep", rounds_left=None)
+    page = referee.get(odds, values).content.decode()
+    assert said in page and "needs" not in page and "natural 1" not in page
+    _attack(referee, encounter, fighter9, ogre, natural=1, damage="1d8", damage_dice="6")
+    entry = LogEntry.objects.get()
+    assert (entry.data["helpless"], entry.data["roll"]) == (rule, None)
+    ogre.refresh_from_db()
+    assert ogre.dead if rule == "slain" else ogre.hp == 25 - 7  # 6 + 1 STR
+
+
 def test_a_becmi_save_uses_the_rules_cyclopedias_names(player, fighter9, encounter):
     page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
     assert ">Death Ray or Poison</a>" in page  # a player's save keys are the names themselves

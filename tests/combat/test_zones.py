@@ -605,6 +605,33 @@ def test_the_odds_of_a_special_attack_are_exact(table):
     assert "Swallowed: 13.5%" in referee.get(url + "&special=swallow").content.decode()
 
 
+@pytest.mark.parametrize("rule", ["hit", "slain"])
+def test_the_odds_against_a_helpless_target_show_where_an_automatic_hit_lands(table, rule):
+    from combat.models import Condition
+
+    encounter, referee, _player, bara, goblin = table
+    Encounter.objects.filter(pk=encounter.pk).update(helpless_rule=rule)
+    Condition.objects.create(combatant=bara, kind="asleep", rounds_left=3)
+    # A swallow would need a natural 18: with no roll there is none, before or after.
+    query = f"?actor={goblin.pk}&target={bara.pk}&mode=melee&direction=front&damage=1d6"
+    html = referee.get(_url("odds", encounter, "attack") + query + "&special=swallow")
+    html = html.content.decode()
+    chances = dict(re.findall(r'<li data-zone="(\w+)">[^<]*?([\d.]+)%</li>', html))
+    assert "Swallowed" not in html
+    if rule == "hit":
+        assert "hits automatically: the target is helpless" in html
+        assert chances["head"] == "10" and chances["chest"] == "30"
+    else:
+        assert "slain outright: the target is helpless" in html and not chances
+    _attack(referee, encounter, goblin, bara, natural=2, location=5, special="swallow")
+    entry = LogEntry.objects.get(encounter=encounter, kind="attack")
+    assert entry.data["helpless"] == rule and "special" not in entry.data
+    if rule == "hit":
+        assert entry.data["location"]["zone"] == "head"
+    else:
+        assert "location" not in entry.data
+
+
 # --- timers, hidden foes and languages ----------------------------------------------------------
 
 
