@@ -230,8 +230,7 @@ def area_effect(
                 label=label,
                 group=group | {"index": index},
             )
-            if not target.hidden:  # players read the log: a hidden one is not named
-                waiting.append(target.name)
+            waiting.append(target)  # a hidden one is left out for players (combat.unseen)
             continue
         entry = _save_against(
             viewer, target, category, modifiers, exposed.natural, amount, on_save, secret
@@ -244,13 +243,17 @@ def area_effect(
         "total": rolled.total,
         "label": label,
         "area": {"category": category, "on_save": on_save, "damage": amount},
-        "waiting": waiting,
+        "waiting": [target.name for target in waiting],
         "group": group | {"index": 0},
     }
     # Players may learn of the effect unless it is secret or touched only what they cannot see.
     unseen = all(rows[t.target.pk].hidden for t in targets)
     head = actions._record(
-        viewer, EntryKind.ROLL, data, secret=(viewer.is_referee and secret) or unseen
+        viewer,
+        EntryKind.ROLL,
+        data,
+        secret=(viewer.is_referee and secret) or unseen,
+        names=waiting,
     )
     _keep_result(viewer, once, head)
     return [head, *entries[::-1]]

@@ -954,3 +954,16 @@ def test_group_rolls_follow_oses_tables_and_are_not_offered_in_other_systems(
     assert referee.get(odds).status_code == 404
     page = referee.get(reverse("encounter", args=[encounter.slug])).content.decode()
     assert url not in page
+
+
+def test_a_hidden_character_waiting_for_its_save_is_named_to_the_referee_only(
+    referee, player, encounter
+):
+    aldric = character(encounter, "Aldric", seat=player.seat, hp_max=30, hp=30, hidden=True)
+    goblin = monster(encounter, "Goblin", hp_max=30, hp=30)
+    _fireball_left_to_players(referee, encounter, aldric, goblin)
+    head = LogEntry.objects.filter(kind="roll").get()
+    assert head.data["waiting"] == ["Aldric"]
+    log = reverse("log", args=[encounter.slug])
+    assert "Their players roll the saves of: Aldric" in referee.get(log).content.decode()
+    assert "roll the saves of: Aldric" not in player.get(log).content.decode()
