@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import Any, TypeVar
 
 from django.db import DatabaseError
 from django.template.loader import render_to_string
@@ -38,8 +38,12 @@ def logged_once(what: Hashable) -> None:
     logger.exception("Could not draw %s; a notice is shown in its place", what)
 
 
-def drawn(what: Hashable, draw: Callable[[], str], instead: Callable[[], str]) -> str:
-    """``draw()``, or ``instead()`` when it fails (logged once, as ``what``).
+T = TypeVar("T")
+
+
+def drawn(what: Hashable, draw: Callable[[], T], instead: Callable[[], T]) -> T:
+    """``draw()``, or ``instead()`` when it fails (logged once, as ``what``): a fragment's
+    HTML, or what it is drawn from (the round as it stands).
 
     A database error goes up as it was: it says the database is unwell, not that a stored
     value cannot be drawn (and on PostgreSQL it leaves the transaction unusable)."""

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import DatabaseError, transaction
+from django.db import transaction
 from django.db.models import F, Model, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -274,13 +274,14 @@ def live_context(viewer: Viewer) -> dict[str, Any]:
         combatant.holds = holds.get(combatant.pk, [])
     own = frozenset(c.pk for c in combatants if viewer.seat and c.seat_id == viewer.seat.pk)
     controlled = {c.pk for c in combatants if viewer.can_control(c)}
-    try:
-        fight = round_context(encounter, combatants, conditions, referee=viewer.is_referee, own=own)
-    except DatabaseError:
-        raise
-    except Exception:  # the round's section shows a notice (``part``); the page goes on
-        logged_once(("round", encounter.pk))
-        fight = {"round_broken": True}
+    # A round that cannot be worked out: its section shows a notice (``part``); the page goes on.
+    fight = drawn(
+        ("round", encounter.pk),
+        lambda: round_context(
+            encounter, combatants, conditions, referee=viewer.is_referee, own=own
+        ),
+        lambda: {"round_broken": True},
+    )
     return fight | {
         "viewer": viewer,
         "encounter": encounter,
@@ -511,15 +512,16 @@ class State:
         the round's section shows a notice instead (``_banner``)."""
         from .rounds import Standing, standing  # built on this module
 
-        try:
-            return standing(self.encounter, self.combatants, self.conditions)
-        except DatabaseError:
-            raise
-        except Exception:
-            logged_once(("round", self.encounter.pk))
+        def still() -> Standing:
             self.round_broken = True
             none: frozenset[Any] = frozenset()
             return Standing(0, "", False, none, none, 0, False, False, ())
+
+        return drawn(
+            ("round", self.encounter.pk),
+            lambda: standing(self.encounter, self.combatants, self.conditions),
+            still,
+        )
 
     def shows_numbers(self, audience: Audience) -> bool:
         """Whether ``audience`` sees foes' hit points."""
@@ -1088,22 +1090,19 @@ def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int
             return part_notice(referee=audience.referee, element="round", context=context)
 
     what = ("round", state.encounter.pk)
-    try:
-        now = state.standing
-        fight = round_context(
+    fight = drawn(
+        what,
+        lambda: round_context(
             state.encounter,
             state.combatants,
             state.conditions,
             referee=audience.referee,
             own=own,
-            now=now,
-        )
-    except DatabaseError:
-        raise
-    except Exception:
-        logged_once(what)
-        return broken()
-    if state.round_broken:
+            now=state.standing,
+        ),
+        lambda: None,
+    )
+    if fight is None or state.round_broken:
         return broken()
     # The steps' labels are lazy translations, fixed by the language: left out of the key,
     # whose hashing would translate them for every audience.
