@@ -17,8 +17,8 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpRequest
 
-from .models import Combatant, Encounter, Seat
-from .prepared import Prepared
+from combat.db.prepared import Prepared
+from combat.models import Combatant, Encounter, Seat
 
 _BY_SLUG = Prepared(lambda slug: Encounter.objects.filter(slug=slug))
 _COMBATANTS = Prepared(lambda pk: Combatant.objects.filter(encounter=pk))
@@ -28,8 +28,8 @@ _SEAT = Prepared(lambda pk, encounter_id: Seat.objects.filter(pk=pk, encounter=e
 def encounter_rows(encounter: Encounter) -> list[Combatant]:
     """``encounter.combatants.all()``, in their order, each knowing its encounter: on a table
     this process renders live, from its last render when that was at the number ``encounter``
-    was read at (``combat.hub.rows_at``), else from the database."""
-    from .hub import rows_at  # the hub builds on this module
+    was read at (``combat.live.hub.rows_at``), else from the database."""
+    from combat.live.hub import rows_at  # the hub builds on this module
 
     rows = rows_at(encounter)
     if rows is None:
@@ -162,8 +162,8 @@ def grant_seat(session: MutableMapping[str, Any], seat: Seat) -> None:
 def seat_in(session: MutableMapping[str, Any], encounter: Encounter) -> Seat | None:
     """The seat this session took at ``encounter``, if it is still there: on a table this
     process renders live, as its last render had it at the number ``encounter`` was read at
-    (``combat.hub.seat_at``), else from the database."""
-    from .hub import seat_at  # the hub builds on this module
+    (``combat.live.hub.seat_at``), else from the database."""
+    from combat.live.hub import seat_at  # the hub builds on this module
 
     seat_id = session.get(SEATS_KEY, {}).get(str(encounter.pk))
     if not isinstance(seat_id, int):
@@ -191,11 +191,11 @@ def viewer_of(session: MutableMapping[str, Any], slug: str) -> Viewer | None:
 
 def viewer_as_rendered(session: MutableMapping[str, Any], slug: str) -> Viewer | None:
     """Who this session is at encounter ``slug`` as this process last rendered it, on a
-    table it shows live, reading nothing (``combat.hub.encounter_as_rendered``): for a change
+    table it shows live, reading nothing (``combat.live.hub.encounter_as_rendered``): for a change
     that confirms it as it is stored (``Encounter.moved_to``, which raises ``Stale``
     otherwise). None where that does not say: not known here, or a stranger to it (who may
     have joined since: ask ``viewer_of``)."""
-    from .hub import encounter_as_rendered  # the hub builds on this module
+    from combat.live.hub import encounter_as_rendered  # the hub builds on this module
 
     encounter = encounter_as_rendered(slug)
     return None if encounter is None else viewer_from_session(session, encounter)

@@ -18,14 +18,21 @@ from typing import Any
 from django.db import IntegrityError, connections, router, transaction
 from django.db.models import Model, Q
 
-from rules import dice, ose
-from rules.core import Modifier
-
-from . import classes, unseen
-from .access import Viewer
-from .errors import Refused
-from .live import announce, keep_read, table_ahead
-from .models import (
+from combat import classes, unseen
+from combat.access import Viewer
+from combat.db.prepared import (
+    Prepared,
+    insert,
+    insert_statement,
+    inserted_values,
+    lock_later,
+    read_together,
+    run_then_read,
+    save_fields,
+)
+from combat.errors import Refused
+from combat.live.state import announce, keep_read, table_ahead
+from combat.models import (
     HP_FLOOR,
     ActionKey,
     Combatant,
@@ -38,16 +45,8 @@ from .models import (
     Side,
     bump_returning,
 )
-from .prepared import (
-    Prepared,
-    insert,
-    insert_statement,
-    inserted_values,
-    lock_later,
-    read_together,
-    run_then_read,
-    save_fields,
-)
+from rules import dice, ose
+from rules.core import Modifier
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +85,7 @@ def _mods(modifiers: Sequence[Modifier]) -> list[list[Any]]:
     return [[m.value, m.reason] for m in modifiers]
 
 
-# The queries every action asks, their SQL written once (combat.prepared).
+# The queries every action asks, their SQL written once (combat.db.prepared).
 _KEY = Prepared(lambda encounter, key: ActionKey.objects.filter(encounter=encounter, key=key))
 _LOCKED = Prepared(
     lambda first, second, encounter: (
@@ -319,7 +318,7 @@ def save_edit(viewer: Viewer, form: Any, row: Model, once: str = "") -> Model:
     if form.conflicts:
         return current
     hp = changes.pop("hp", None) if isinstance(current, Combatant) else None
-    from . import systems  # the rules system: fixed from the first roll (checked again here)
+    from combat import systems  # the rules system: fixed from the first roll (checked again here)
 
     if "system" in changes and systems.has_rolled(current):
         changes.pop("system")
@@ -338,7 +337,7 @@ def save_edit(viewer: Viewer, form: Any, row: Model, once: str = "") -> Model:
 
 def _sync_zones(viewer: Viewer, row: Model) -> None:
     """Hit locations turned on, or a body changed: the zone states follow (combat.zones)."""
-    from . import zones  # built on this module
+    from combat import zones
 
     if isinstance(row, Combatant):
         zones.sync(row, viewer.encounter)
@@ -479,9 +478,8 @@ def _able(combatant: Combatant) -> Combatant:
 def _armed(viewer: Viewer, attacker: Combatant) -> Combatant:
     """Hit locations: wounds that leave their bearer unable to attack (a reptile in its death
     throes, a swallowed or seized victim's state as the engine says) refuse its attacks."""
+    from combat.zones import state_of
     from rules.hit_location import Condition as ZoneCondition
-
-    from .zones import state_of
 
     state = state_of(attacker) if viewer.encounter.hit_locations else None
     if state is not None and ZoneCondition.CANNOT_ATTACK in state.conditions:
@@ -562,7 +560,7 @@ def _deal_damage(
     )
     data["damage"] = _damage_data(dealt, damage_dice)
     if where is not None:
-        from . import zones  # built on this module
+        from combat import zones
 
         return zones.land(where, attacker, target, damage, dealt.total, data)
     effect, data["killed"] = _hurt(target, dealt.total)
@@ -582,7 +580,7 @@ def _where(
     and the d100 typed in, if any."""
     if not viewer.encounter.hit_locations:
         return None
-    from . import zones  # built on this module
+    from combat import zones
 
     zones.remember(attacker, attacker_ft, weapon_ft)
     roll = {"direction": direction, "natural": location}
@@ -781,7 +779,7 @@ def free_roll(
 
 def _undo_round(viewer: Viewer, entry: LogEntry) -> None:
     """What an entry of the round's course changed besides hit points, put back."""
-    from . import rounds  # built on this module
+    from combat import rounds
 
     if entry.kind in rounds.COURSE:
         rounds.undo_course(rounds.locked_encounter(viewer), entry)
@@ -846,7 +844,7 @@ def _put_back(viewer: Viewer, entry: LogEntry) -> tuple[list[dict[str, int]], li
     they brought back to life."""
     _undo_round(viewer, entry)
     if entry.data.get("restore"):  # BECMI: a knock-out, a hold, a ship's state
-        from . import becmi_special  # built on this module
+        from combat import becmi_special
 
         becmi_special.undo(viewer, entry)
     reversed_effects = []
@@ -858,7 +856,7 @@ def _put_back(viewer: Viewer, entry: LogEntry) -> tuple[list[dict[str, int]], li
             continue
         reversed_effect, _killed = _set_hp(combatant, combatant.hp - effect["hp"])
         if "zones" in effect:  # hit locations: the zones as they were (combat.zones)
-            from . import zones
+            from combat import zones
 
             zones.undo_effect(combatant, effect)
         reversed_effects.append(reversed_effect)

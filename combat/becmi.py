@@ -11,11 +11,8 @@ from typing import Any
 
 from django.db import transaction
 
-from rules import becmi, dice, ose
-from rules.core import Modifier
-
-from .access import Viewer
-from .actions import (
+from combat.access import Viewer
+from combat.actions import (
     RNG,
     _able,
     _alive,
@@ -29,10 +26,12 @@ from .actions import (
     _secret,
     helpless_outcome,
 )
-from .dolmenwood import locate_hit
-from .errors import Refused
-from .models import Combatant, EntryKind, LogEntry
-from .system_forms import becmi_attack_inputs, becmi_save_modifiers
+from combat.dolmenwood import locate_hit
+from combat.errors import Refused
+from combat.models import Combatant, EntryKind, LogEntry
+from combat.system_forms import becmi_attack_inputs, becmi_save_modifiers
+from rules import becmi, dice, ose
+from rules.core import Modifier
 
 SYSTEM = "becmi"
 
@@ -110,7 +109,7 @@ def attack(
             data["damage"]["mods"] += _mods([Modifier(result.damage_bonus, "hit_table")])
             data["damage"]["total"] = total
         if where is not None:
-            from . import zones  # built on combat.actions
+            from combat import zones
 
             effects.append(zones.land(where, attacker, target, damage, total, data))
         else:

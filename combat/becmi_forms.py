@@ -13,16 +13,11 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from rules import becmi_naval as naval
-from rules import becmi_striking as striking
-from rules import becmi_wrestling as wrestling
-from rules.errors import RulesError
-
-from . import becmi_special as special
-from . import body_fields, bounded
-from .access import Viewer
-from .errors import message_for
-from .forms import (
+from combat import becmi_special as special
+from combat import body_fields, bounded
+from combat.access import Viewer
+from combat.errors import message_for
+from combat.forms import (
     ActionForm,
     DiceField,
     EnteredDiceField,
@@ -31,8 +26,12 @@ from .forms import (
     _natural_field,
     local_dice,
 )
-from .group_forms import CombatantsField
-from .models import AC_MAX, AC_MIN, Combatant, Kind, Side, Wrestle
+from combat.group_forms import CombatantsField
+from combat.models import AC_MAX, AC_MIN, Combatant, Kind, Side, Wrestle
+from rules import becmi_naval as naval
+from rules import becmi_striking as striking
+from rules import becmi_wrestling as wrestling
+from rules.errors import RulesError
 
 BLOWS = {
     "punch": pgettext_lazy("becmi strike", "punch"),
@@ -45,7 +44,7 @@ VESSELS = {
 
 
 def _values(form: forms.Form) -> dict[str, Any]:
-    from .odds import _values as values_of
+    from combat.odds import _values as values_of
 
     return values_of(form)
 

@@ -21,14 +21,11 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
-from rules import dice, ose
-from rules.errors import RulesError
-
-from . import actions, classes, systems, transfer, zones
-from .access import Viewer
-from .errors import message_for
-from .models import HP_LIMIT, BestiaryEntry, Campaign, Combatant, Encounter, RulesSystem
-from .transfer import (
+from combat import actions, classes, systems, transfer, zones
+from combat.access import Viewer
+from combat.errors import message_for
+from combat.models import HP_LIMIT, BestiaryEntry, Campaign, Combatant, Encounter, RulesSystem
+from combat.transfer import (
     COMBATANT_EXCLUDED,
     FileKind,
     Refused,
@@ -37,6 +34,8 @@ from .transfer import (
     _wrong,
     check_combatant,
 )
+from rules import dice, ose
+from rules.errors import RulesError
 
 FORMAT = "fray-bestiary"
 VERSION = 1

@@ -8,11 +8,11 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from . import bestiary, bounded, classes, monsters
-from .classes import SAVE_FIELDS
-from .forms import OnceMixin
-from .models import BestiaryEntry, Combatant, Encounter, Side
-from .transfer import Refused
+from combat import bestiary, bounded, classes, monsters
+from combat.classes import SAVE_FIELDS
+from combat.forms import OnceMixin
+from combat.models import BestiaryEntry, Combatant, Encounter, Side
+from combat.transfer import Refused
 
 
 def entry_label(entry: BestiaryEntry) -> str:

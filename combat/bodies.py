@@ -20,10 +20,9 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language, gettext, ngettext, pgettext
 
+from combat.templatetags.fray import percent
+from combat.zone_labels import ZONE_STATES, body_label, zone_label, zone_state_label
 from rules.hit_location import BodyPlan, BodyType, Direction, Side, Zone, ZoneSpec, ZoneState
-
-from .templatetags.fray import percent
-from .zone_labels import ZONE_STATES, body_label, zone_label, zone_state_label
 
 __all__ = [
     "Diagram",

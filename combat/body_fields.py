@@ -13,12 +13,9 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from rules import hit_location as hl
-from rules.errors import RulesError
-
-from .models import LENGTH_LIMIT, BodyKind, Combatant, WingCount
-from .zone_labels import DIRECTIONS, VARIANTS
-from .zones import (
+from combat.models import LENGTH_LIMIT, BodyKind, Combatant, WingCount
+from combat.zone_labels import DIRECTIONS, VARIANTS
+from combat.zones import (
     DEFAULT_HEIGHT,
     LEGS_ALLOWED,
     POSTURES,
@@ -26,6 +23,8 @@ from .zones import (
     WINGS_ALLOWED,
     plan_for,
 )
+from rules import hit_location as hl
+from rules.errors import RulesError
 
 BODY_FIELDS = ("body", "wings", "tail", "legs", "height_ft", "weapon_ft")
 LEG_CHOICES = [
@@ -200,7 +199,7 @@ def special_attack_fields() -> dict[str, forms.Field]:
 def wound_dice_field() -> forms.Field:
     """Dice a wound calls for (a humanoid's lost tail: 1d6 DEX; death and writhing timers),
     typed in from the table in the order the wound needs them."""
-    from .forms import EnteredDiceField  # the forms build on this module
+    from combat.forms import EnteredDiceField  # the forms build on this module
 
     return EnteredDiceField(
         label=_("Wound dice rolled at the table"),

@@ -2,9 +2,9 @@
 hands out part of a table.
 
 ``/r/<referee key>/`` referees it, ``/join/<join token>/`` seats a stranger, ``/d/<display
-token>/`` shows it on a screen. The URLconf routes them from these prefixes (combat/urls.py),
+token>/`` shows it on a screen. The URLconf routes them from these prefixes (combat/site/urls.py),
 every log line redacts the segment after them (combat/logs.py), and every answer to them,
-redirects and refusals included, is kept out of caches (combat/middleware.py). A capability
+redirects and refusals included, is kept out of caches (combat/site/middleware.py). A capability
 route added later is added here, and is then covered by all three.
 
 Nothing here imports Django's models or views: the logging configuration reads this list

@@ -21,13 +21,12 @@ from django import forms
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from combat import classes, monsters
+from combat.classes import SAVE_FIELDS
+from combat.forms import CombatantForm, MergingForm
+from combat.models import ABILITY_MAX, ABILITY_MIN, NOTES_LIMIT, Combatant, Encounter, Kind
 from rules import ose
 from rules.errors import RulesError
-
-from . import classes, monsters
-from .classes import SAVE_FIELDS
-from .forms import CombatantForm, MergingForm
-from .models import ABILITY_MAX, ABILITY_MIN, NOTES_LIMIT, Combatant, Encounter, Kind
 
 NEW_ABILITIES = ("int_score", "wis_score", "con_score", "cha_score")
 CLASS_FIELDS = ("char_class", "level")

@@ -12,13 +12,9 @@ from typing import Any
 
 from django.db import transaction
 
-from rules import dice
-from rules import dolmenwood as dw
-from rules.core import Modifier
-
-from . import systems
-from .access import Viewer
-from .actions import (
+from combat import systems
+from combat.access import Viewer
+from combat.actions import (
     RNG,
     _able,
     _alive,
@@ -31,8 +27,11 @@ from .actions import (
     _where,
     helpless_outcome,
 )
-from .errors import Refused
-from .models import Combatant, EntryKind, HelplessRule, LogEntry
+from combat.errors import Refused
+from combat.models import Combatant, EntryKind, HelplessRule, LogEntry
+from rules import dice
+from rules import dolmenwood as dw
+from rules.core import Modifier
 
 SYSTEM = "dolmenwood"
 
@@ -280,7 +279,7 @@ def _deal_damage(
         data["killed"] = False
         return {"combatant": target.pk, "hp": 0}
     if where is not None:
-        from . import zones  # built on combat.actions
+        from combat import zones
 
         # Hit points stop at 0 there too: a Dolmenwood zone's damage is floored where it is
         # stored (combat.zones.hit_zone), for the referee's zone panel and bleeding alike.

@@ -23,10 +23,10 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.utils.translation import gettext, ngettext, pgettext
 
-from .models import LogEntry
-from .templatetags.fray import ability_label, dice_notation, save_label
-from .templatetags.roll_lines import die_source, hit_outcome, less, mods, roll_line, shown
-from .unseen import for_players
+from combat.models import LogEntry
+from combat.templatetags.fray import ability_label, dice_notation, save_label
+from combat.templatetags.roll_lines import die_source, hit_outcome, less, mods, roll_line, shown
+from combat.unseen import for_players
 
 
 class _Missing:

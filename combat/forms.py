@@ -21,15 +21,12 @@ from django.urls import reverse
 from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from rules import dice, ose
-from rules.errors import RulesError
-
-from . import body_fields, bounded, classes, monsters, systems
-from .access import Viewer
-from .classes import ABILITY_FIELDS, CHARACTER_FIELDS
-from .errors import Refused, message_for
-from .labels import ABILITIES, SAVES
-from .models import (
+from combat import body_fields, bounded, classes, monsters, systems
+from combat.access import Viewer
+from combat.classes import ABILITY_FIELDS, CHARACTER_FIELDS
+from combat.errors import Refused, message_for
+from combat.labels import ABILITIES, SAVES
+from combat.models import (
     ABILITY_MAX,
     ABILITY_MIN,
     HP_FLOOR,
@@ -44,6 +41,8 @@ from .models import (
     RulesSystem,
     Side,
 )
+from rules import dice, ose
+from rules.errors import RulesError
 
 PLAYABLE_SYSTEMS = set(systems.PLAYABLE)  # the rules systems the table plays (combat.systems)
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
@@ -344,10 +343,10 @@ class CombatantForm(MergingForm):
             self.fields[name].widget.attrs.update(min=SAVE_MIN, max=SAVE_MAX)
         for name in ("str_score", "dex_score"):
             self.fields[name].widget.attrs.update(min=ABILITY_MIN, max=ABILITY_MAX)
-        from .system_forms import adapt_combatant_form  # built on this module
+        from combat.system_forms import adapt_combatant_form  # built on this module
 
         adapt_combatant_form(self, systems.is_dolmenwood(encounter))
-        from . import character_forms  # built on this module
+        from combat import character_forms
 
         character_forms.adapt_combatant_form(self)  # after the systems': WIS for every system
         # Last: every number field as it is shown, in its range (a level by its class's).
@@ -369,7 +368,7 @@ class CombatantForm(MergingForm):
 
     def clean(self) -> dict:
         data = super().clean()
-        from .character_forms import clean_character, clean_saves_as
+        from combat.character_forms import clean_character, clean_saves_as
 
         clean_character(self, data)  # class and level fill THAC0 and saves (combat.classes)
         kind = data.get("kind")
@@ -395,7 +394,7 @@ class CombatantForm(MergingForm):
             saves = {}
         saves = clean_saves_as(self, data, saves)  # "saves as Fighter 3" (combat.classes)
         if systems.is_dolmenwood(self.encounter):  # the attack bonus stands for THAC0
-            from .system_forms import clean_dolmenwood_combatant
+            from combat.system_forms import clean_dolmenwood_combatant
 
             clean_dolmenwood_combatant(self, data)
         derived |= {f"save_{key}": value for key, value in saves.items()}

@@ -22,13 +22,12 @@ from typing import Any
 
 from django.db import transaction
 
+from combat import actions
+from combat.access import Viewer
+from combat.errors import Refused
+from combat.models import ActionKey, Combatant, EntryKind, LogEntry, PendingSave
 from rules import dice, ose
 from rules.core import Modifier
-
-from . import actions
-from .access import Viewer
-from .errors import Refused
-from .models import ActionKey, Combatant, EntryKind, LogEntry, PendingSave
 
 ATTACK, AREA = "attack", "area"
 HALF, NONE = "half", "none"  # what a successful save does to an area effect's damage

@@ -18,13 +18,10 @@ from django.core.exceptions import ValidationError
 from django.utils.datastructures import MultiValueDict
 from django.utils.translation import gettext_lazy as _
 
-from rules import dice
-from rules.errors import RulesError
-
-from . import odds
-from .access import Viewer
-from .errors import message_for
-from .forms import (
+from combat import odds
+from combat.access import Viewer
+from combat.errors import message_for
+from combat.forms import (
     MODIFIER_LIMIT,
     SAVE_CHOICES,
     ActionForm,
@@ -37,8 +34,10 @@ from .forms import (
     _natural_field,
     local_dice,
 )
-from .group import HALF, NONE, Exposed, Planned
-from .models import Combatant, Side
+from combat.group import HALF, NONE, Exposed, Planned
+from combat.models import Combatant, Side
+from rules import dice
+from rules.errors import RulesError
 
 # "Goblin 3" is one of the Goblins: the names quick-add gives, and most referees write.
 NUMBERED = re.compile(r"^(.*\S)\s+\d+$")

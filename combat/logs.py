@@ -15,7 +15,7 @@ from urllib.parse import quote, unquote
 
 from daphne.access import AccessLogGenerator
 
-from .capabilities import prefix_pattern
+from combat.capabilities import prefix_pattern
 
 REDACTED = "[redacted]"
 

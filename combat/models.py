@@ -18,11 +18,10 @@ from django.db.models import F
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from combat.bounded import checks, limits, within
+from combat.classes import CharacterClass, validate_saves_as
+from combat.monsters import MOVEMENT_LIMIT, SPECIAL_LIMIT
 from rules import ose
-
-from .bounded import checks, limits, within
-from .classes import CharacterClass, validate_saves_as
-from .monsters import MOVEMENT_LIMIT, SPECIAL_LIMIT
 
 
 def _referee_key() -> str:
@@ -117,7 +116,7 @@ def bump_returning(connection: Any) -> str | None:
     """``Encounter.bump`` as one UPDATE that returns what it wrote, where the database can
     (SQLite 3.35 and later, PostgreSQL); None elsewhere. Every change runs it, and Django
     writes the SQL of an UPDATE and a SELECT anew each time, which costs more than running
-    them (see ``combat.prepared``). Its parameters: 1 to move the players' number on too (0
+    them (see ``combat.db.prepared``). Its parameters: 1 to move the players' number on too (0
     not to), and the encounter's id."""
     if connection.vendor not in ("sqlite", "postgresql"):
         return None
@@ -205,7 +204,7 @@ class Encounter(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     # Not stored: True on a copy of the encounter as this process last rendered it
-    # (``combat.hub.encounter_as_rendered``) until its first bump confirms it (``moved_to``).
+    # (``combat.live.hub.encounter_as_rendered``) until its first bump confirms it (``moved_to``).
     as_rendered = False
 
     # Every stored number's range (combat.bounded): field -> quantity of rules.bounds.
@@ -260,7 +259,7 @@ class Encounter(models.Model):
         """Take the numbers a bump has just written (in the caller's transaction).
 
         A copy of the encounter as this process last rendered it (``as_rendered``, see
-        ``combat.hub.encounter_as_rendered``) stood for the table at its number: a change
+        ``combat.live.hub.encounter_as_rendered``) stood for the table at its number: a change
         decided on it read nothing again. Its first bump confirms that nothing
         changed since, the number moving on by exactly one, or raises ``Stale`` (the caller's
         transaction then rolls back, and the change is decided again on what is stored). Every
@@ -540,7 +539,7 @@ class Combatant(models.Model):
     def save_value(self, category: str) -> int:
         return getattr(self, f"save_{category}")
 
-    # Set for many rows at once by whoever loaded them (``combat.live``), else read here.
+    # Set for many rows at once by whoever loaded them (``combat.live.state``), else read here.
     shown_conditions = Preloaded(lambda c: c.conditions.running())
     saves_to_roll = Preloaded(lambda c: c.pending_saves.filter(resolved=False))
     # BECMI wrestling (combat.becmi_special): the holds this combatant is in, as a row says them.
@@ -548,7 +547,7 @@ class Combatant(models.Model):
 
 
 def _holds_of(combatant: Combatant) -> list[Any]:
-    from .becmi_special import holds_of  # built on this module
+    from combat.becmi_special import holds_of  # built on this module
 
     return holds_of(combatant)
 
@@ -725,7 +724,7 @@ class LogEntry(models.Model):
     @property
     def undone_seq(self) -> int | None:
         """The number of the entry that undid this one, if any: no query when the log was
-        loaded with it (``combat.live.log_for`` annotates ``undo_seq``)."""
+        loaded with it (``combat.live.state.log_for`` annotates ``undo_seq``)."""
         if hasattr(self, "undo_seq"):
             return self.undo_seq
         try:

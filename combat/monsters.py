@@ -10,15 +10,14 @@ from django import forms
 from django.core.validators import ProhibitNullCharactersValidator
 from django.utils.translation import gettext_lazy as _
 
+from combat import classes
+from combat.errors import message_for
 from rules import dice
 from rules.bounds import BOUNDS
 from rules.errors import RulesError
 
-from . import classes
-from .errors import message_for
-
 if TYPE_CHECKING:
-    from .models import Combatant
+    from combat.models import Combatant
 
 __all__ = [
     "ATTACKS_LIMIT",
@@ -160,7 +159,7 @@ class AttacksField(forms.CharField):
 
     def prepare_value(self, value: Any) -> Any:
         if isinstance(value, list):
-            from .forms import local_dice  # built on this module
+            from combat.forms import local_dice  # built on this module
 
             letter = local_dice("1d6")[1]
             return format_attacks(value, letter=letter)
@@ -205,7 +204,7 @@ def adapt_attack_form(form: Any) -> None:
         if chosen is not None and not form.initial.get("damage"):
             # From the button; after a roll the damage kept is what was rolled (a referee's
             # +1 for a strong one stays for the next).
-            from .forms import local_dice  # built on this module
+            from combat.forms import local_dice  # built on this module
 
             form.initial["damage"] = local_dice(chosen["damage"])
     if chosen is not None:

@@ -10,15 +10,14 @@ from typing import Any
 
 from django import forms
 
+from combat import classes, zones
+from combat.actions import helpless_outcome
+from combat.forms import AttackForm, CheckForm, FreeRollForm, SaveForm
+from combat.models import HelplessRule
 from rules import dice, ose
 from rules import hit_location as hl
 from rules.core import total_of
 from rules.errors import RulesError
-
-from . import classes, zones
-from .actions import helpless_outcome
-from .forms import AttackForm, CheckForm, FreeRollForm, SaveForm
-from .models import HelplessRule
 
 
 @dataclass(frozen=True)

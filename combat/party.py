@@ -17,11 +17,10 @@ from django.db import DatabaseError, transaction
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
+from combat import actions, transfer, zones
+from combat.access import Viewer
+from combat.models import Combatant, Condition, ConditionKind, Encounter, Seat, Side
 from rules.rounds import ROUNDS_PER_TURN
-
-from . import actions, transfer, zones
-from .access import Viewer
-from .models import Combatant, Condition, ConditionKind, Encounter, Seat, Side
 
 FORMAT = "fray-party"
 VERSION = 1

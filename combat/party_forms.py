@@ -9,10 +9,10 @@ from django import forms
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from .access import Viewer
-from .forms import OnceMixin
-from .group_forms import CombatantsField
-from .models import Combatant, Encounter, Side
+from combat.access import Viewer
+from combat.forms import OnceMixin
+from combat.group_forms import CombatantsField
+from combat.models import Combatant, Encounter, Side
 
 
 def _choice_label(combatant: Combatant) -> str:

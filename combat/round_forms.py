@@ -10,12 +10,11 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from combat.bounded import limits
+from combat.forms import ActionForm, CombatantField, EnteredDiceField
+from combat.models import MORALE_MAX, MORALE_MIN, Combatant, ConditionKind, InitiativeMode, Side
+from combat.rounds import FightSummary, SlainFoe, shares_of
 from rules import rounds as rules
-
-from .bounded import limits
-from .forms import ActionForm, CombatantField, EnteredDiceField
-from .models import MORALE_MAX, MORALE_MIN, Combatant, ConditionKind, InitiativeMode, Side
-from .rounds import FightSummary, SlainFoe, shares_of
 
 ROUNDS_PER_TURN = rules.ROUNDS_PER_TURN  # a turn is ten minutes; a round, ten seconds
 

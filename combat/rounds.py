@@ -24,16 +24,15 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import pgettext_lazy
 
+from combat import zones
+from combat.access import Viewer
+from combat.actions import RNG, _record, touch
+from combat.db.prepared import Prepared
+from combat.errors import Refused
+from combat.models import Combatant, Condition, Encounter, EntryKind, InitiativeMode, LogEntry, Side
 from rules import bounds
 from rules import rounds as rules
 from rules.errors import RulesError
-
-from . import zones
-from .access import Viewer
-from .actions import RNG, _record, touch
-from .errors import Refused
-from .models import Combatant, Condition, Encounter, EntryKind, InitiativeMode, LogEntry, Side
-from .prepared import Prepared
 
 SIDES = (Side.PARTY, Side.FOES)
 STEP_LABELS = {

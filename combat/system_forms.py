@@ -16,15 +16,10 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from rules import dice, ose
-from rules import dolmenwood as dw
-from rules.core import Modifier
-from rules.errors import RulesError
-
-from . import systems
-from .access import Viewer
-from .errors import message_for
-from .forms import (
+from combat import systems
+from combat.access import Viewer
+from combat.errors import message_for
+from combat.forms import (
     ABILITY_MAX,
     ABILITY_MIN,
     ActionForm,
@@ -33,8 +28,12 @@ from .forms import (
     StoredScore,
     _natural_field,
 )
-from .labels import ABILITIES
-from .models import THAC0_MAX, THAC0_MIN, Combatant, Kind
+from combat.labels import ABILITIES
+from combat.models import THAC0_MAX, THAC0_MIN, Combatant, Kind
+from rules import dice, ose
+from rules import dolmenwood as dw
+from rules.core import Modifier
+from rules.errors import RulesError
 
 CHECK_MODIFIER_HELP = _("Usually −2 (very hard) to +2 (very easy).")
 ROLL_MODIFIER_HELP = _("Usually −4 (very hard) to +4 (very easy).")
@@ -60,7 +59,7 @@ def _situational(value: int) -> tuple[Modifier, ...]:
 
 def _values(form: forms.Form) -> dict[str, Any]:
     """The form's valid values so far, posted or prefilled (as ``combat.odds`` reads them)."""
-    from .odds import _values as values_of
+    from combat.odds import _values as values_of
 
     return values_of(form)
 
@@ -269,7 +268,7 @@ class DolmenwoodAttackForm(AttackForm):
         notes.append(str(_("A natural 1 always misses, a natural 20 always hits.")))
         odds = SystemOdds(target.ac, chance, notes=tuple(notes))
         if self.viewer.encounter.hit_locations:
-            from .odds import _location
+            from combat.odds import _location
 
             odds = SystemOdds(
                 odds.needed, odds.chance, notes=odds.notes, location=_location(values)
@@ -489,7 +488,7 @@ class BecmiAttackForm(AttackForm):
         notes.append(str(_("A natural 1 always misses.")))
         odds = SystemOdds(result.needed, chance, notes=tuple(notes))
         if self.viewer.encounter.hit_locations:
-            from .odds import _location
+            from combat.odds import _location
 
             odds = SystemOdds(odds.needed, chance, notes=odds.notes, location=_location(values))
         return odds

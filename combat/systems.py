@@ -14,10 +14,9 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from combat.models import Combatant, Encounter, RulesSystem
 from rules import becmi, ose
 from rules import dolmenwood as dw
-
-from .models import Combatant, Encounter, RulesSystem
 
 # Systems whose attacks, saves and checks work end to end at the table (BECMI's unarmed
 # striking, wrestling and naval combat are still to come).
@@ -332,9 +331,8 @@ def monster_thac0(system: str, hit_dice: str) -> int:
 def system_changed(encounter: Encounter) -> None:
     """The encounter now plays another system (before any roll, inside the settings' own
     transaction): its monsters take their THAC0 from that system's table by their Hit Dice."""
+    from combat.models import Kind
     from rules.errors import RulesError
-
-    from .models import Kind
 
     for monster in encounter.combatants.filter(kind=Kind.MONSTER).exclude(hit_dice=""):
         try:

@@ -29,12 +29,11 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError, models, transaction
 from django.utils.translation import gettext_lazy as _
 
+from combat import body_fields, monsters, zones
+from combat.models import Combatant, Condition, Encounter, RulesSystem, Side
+from combat.systems import IMMUNITIES
 from rules import rounds as round_rules
 from rules.errors import RulesError
-
-from . import body_fields, monsters, zones
-from .models import Combatant, Condition, Encounter, RulesSystem, Side
-from .systems import IMMUNITIES
 
 FORMAT = "fray-encounter"
 VERSION = 1

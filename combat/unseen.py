@@ -27,7 +27,7 @@ from typing import Any
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy
 
-from .models import Combatant, Side
+from combat.models import Combatant, Side
 
 UNSEEN = "unseen"
 

@@ -9,11 +9,11 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from .body_fields import wound_dice_field
-from .forms import ActionForm
-from .models import HP_LIMIT, Combatant
-from .zone_labels import zone_label
-from .zones import plan_for, state_of
+from combat.body_fields import wound_dice_field
+from combat.forms import ActionForm
+from combat.models import HP_LIMIT, Combatant
+from combat.zone_labels import zone_label
+from combat.zones import plan_for, state_of
 
 
 class ZoneForm(ActionForm):

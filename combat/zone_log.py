@@ -13,10 +13,9 @@ from django.template.defaultfilters import floatformat
 from django.utils.translation import get_language, ngettext, pgettext, pgettext_lazy
 from django.utils.translation import gettext as _
 
+from combat.zone_labels import zone_label, zone_state_label
 from rules import dice
 from rules import hit_location as hl
-
-from .zone_labels import zone_label, zone_state_label
 
 CONDITIONS = {
     "cannot_defend": pgettext_lazy("zone condition", "cannot defend"),

@@ -19,14 +19,13 @@ from typing import Any
 
 from django.db import transaction
 
+from combat.access import Viewer
+from combat.actions import RNG, _record, _secret, _set_hp
+from combat.errors import Refused
+from combat.models import Combatant, Encounter, EntryKind, LogEntry, RulesSystem
 from rules import hit_location as hl
 from rules.errors import RulesError
 from rules.hit_location import BodyPlan, ZoneEffect, ZoneState
-
-from .access import Viewer
-from .actions import RNG, _record, _secret, _set_hp
-from .errors import Refused
-from .models import Combatant, Encounter, EntryKind, LogEntry, RulesSystem
 
 __all__ = [
     "DEFAULT_HEIGHT",

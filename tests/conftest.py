@@ -46,7 +46,7 @@ def _default_language():
 @pytest.fixture(autouse=True)
 def _no_connection_left_open(request):
     """A test without the database starts with no connection open. Connections are kept
-    between requests (see ``combat.settings``), so one a database test opened stays open in
+    between requests (see ``combat.site.settings``), so one a database test opened stays open in
     its thread: the main one, or the thread asgiref runs thread-sensitive code on, where the
     websocket tests' queries go. Django checks a kept connection at the next request, and
     pytest-django forbids that check in a test without the database."""

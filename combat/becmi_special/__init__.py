@@ -10,11 +10,9 @@ points (a knock-out, a hold, a ship's rowers and repairs) is in ``data["restore"
 
 from __future__ import annotations
 
-from ..access import Viewer
-from ..errors import Refused
-from ..models import Combatant, Condition, EntryKind, Hold, LogEntry, Wrestle
-from .common import _strength
-from .naval import (
+from combat.access import Viewer
+from combat.becmi_special.common import _strength
+from combat.becmi_special.naval import (
     ShipView,
     add_ship,
     board,
@@ -32,8 +30,8 @@ from .naval import (
     ship_of,
     ship_view,
 )
-from .striking import constitution, strike, strike_inputs, strike_odds
-from .wrestling import (
+from combat.becmi_special.striking import constitution, strike, strike_inputs, strike_odds
+from combat.becmi_special.wrestling import (
     HoldView,
     Side,
     active_between,
@@ -49,6 +47,8 @@ from .wrestling import (
     start_wrestle,
     wrestle_round,
 )
+from combat.errors import Refused
+from combat.models import Combatant, Condition, EntryKind, Hold, LogEntry, Wrestle
 
 # --- undo --------------------------------------------------------------------------------------
 

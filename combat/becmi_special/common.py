@@ -5,13 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from combat.actions import _mods
+from combat.models import Combatant, Kind
 from rules.core import Modifier
-
-from ..actions import _mods
-from ..models import (
-    Combatant,
-    Kind,
-)
 
 
 def _situational(value: int) -> tuple[Modifier, ...]:

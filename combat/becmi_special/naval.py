@@ -9,11 +9,8 @@ from typing import Any
 
 from django.db import transaction
 
-from rules import becmi_attack, ose
-from rules import becmi_naval as naval
-
-from ..access import Viewer
-from ..actions import (
+from combat.access import Viewer
+from combat.actions import (
     RNG,
     _able,
     _alive,
@@ -26,14 +23,11 @@ from ..actions import (
     _set_hp,
     touch,
 )
-from ..errors import Refused
-from ..models import (
-    Combatant,
-    EntryKind,
-    Kind,
-    LogEntry,
-)
-from .common import _hit_roll, _situational
+from combat.becmi_special.common import _hit_roll, _situational
+from combat.errors import Refused
+from combat.models import Combatant, EntryKind, Kind, LogEntry
+from rules import becmi_attack, ose
+from rules import becmi_naval as naval
 
 # --- naval combat ------------------------------------------------------------------------------
 

@@ -7,20 +7,12 @@ from typing import Any
 
 from django.db import transaction
 
+from combat.access import Viewer
+from combat.actions import RNG, _able, _alive, _hurt, _locked_pair, _record, _secret
+from combat.becmi_special.common import _hit_roll, _save_roll, _situational, _strength
+from combat.errors import Refused
+from combat.models import Combatant, Condition, ConditionKind, EntryKind, Kind, LogEntry
 from rules import becmi_striking as striking
-
-from ..access import Viewer
-from ..actions import RNG, _able, _alive, _hurt, _locked_pair, _record, _secret
-from ..errors import Refused
-from ..models import (
-    Combatant,
-    Condition,
-    ConditionKind,
-    EntryKind,
-    Kind,
-    LogEntry,
-)
-from .common import _hit_roll, _save_roll, _situational, _strength
 
 DEFAULT_CON = 10  # a character whose CON is not given: the average score, no adjustment
 

@@ -9,14 +9,11 @@ from typing import Any
 
 from django.db import transaction
 
-from rules import becmi_wrestling as wrestling
-from rules.becmi_hit import _adj
-from rules.core import Modifier
-
-from ..access import Viewer
-from ..actions import RNG, _able, _alive, _hurt, _locked_pair, _mods, _record, _secret
-from ..errors import Refused
-from ..models import (
+from combat.access import Viewer
+from combat.actions import RNG, _able, _alive, _hurt, _locked_pair, _mods, _record, _secret
+from combat.becmi_special.common import _save_roll, _strength
+from combat.errors import Refused
+from combat.models import (
     AC_MAX,
     AC_MIN,
     Combatant,
@@ -27,7 +24,9 @@ from ..models import (
     LogEntry,
     Wrestle,
 )
-from .common import _save_roll, _strength
+from rules import becmi_wrestling as wrestling
+from rules.becmi_hit import _adj
+from rules.core import Modifier
 
 
 def hit_dice_of(combatant: Combatant) -> str | int:

@@ -9,10 +9,9 @@ from fractions import Fraction
 from django import template
 from django.utils.safestring import SafeString
 
+from combat import zone_labels
+from combat.bodies import render_diagram, state_mark
 from rules.hit_location import BodyPlan, Zone, ZoneState
-
-from .. import zone_labels
-from ..bodies import render_diagram, state_mark
 
 register = template.Library()
 

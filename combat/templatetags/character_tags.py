@@ -7,14 +7,14 @@ from typing import Any
 
 from django import template
 
-from ..classes import (
+from combat.classes import (
     ABILITY_FIELDS,
     CharacterClass,
     ability_meaning,
     ability_modifier_for,
     format_saves_as,
 )
-from ..models import Combatant, Kind
+from combat.models import Combatant, Kind
 
 register = template.Library()
 

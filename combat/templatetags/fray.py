@@ -9,10 +9,9 @@ from django import template
 from django.template.defaultfilters import floatformat
 from django.utils.translation import get_language
 
+from combat.labels import ABILITIES, HEALTH, REASONS, SAVE_LETTERS, SAVES
 from rules import dice
 from rules.errors import RulesError
-
-from ..labels import ABILITIES, HEALTH, REASONS, SAVE_LETTERS, SAVES
 
 register = template.Library()
 

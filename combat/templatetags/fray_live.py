@@ -4,7 +4,7 @@ the page offers.
 The log is append-only: an entry's text never changes, except for the badge an undo adds, so
 its body is cached by entry, undo, language and audience (the referee; players, who see their
 own numbering, secret entries only by their outcome, and foes' numbers only when the referee
-shows them). Rows of a live view come rendered (``combat.live`` caches them by everything they
+shows them). Rows of a live view come rendered (``combat.live.state`` caches them by everything they
 show); a page renders its own, with its session's CSRF token in their forms.
 """
 
@@ -22,11 +22,11 @@ from django.utils.html import conditional_escape, escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, ngettext
 
-from ..entry_text import body_html
-from ..fragments import drawn, entry_notice, part_notice, row_notice
-from ..lru import Lru
-from ..models import Combatant, Kind, LogEntry, Side
-from .fray import health_label
+from combat.entry_text import body_html
+from combat.fragments import drawn, entry_notice, part_notice, row_notice
+from combat.lru import Lru
+from combat.models import Combatant, Kind, LogEntry, Side
+from combat.templatetags.fray import health_label
 
 register = template.Library()
 

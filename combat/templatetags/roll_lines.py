@@ -18,9 +18,9 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, pgettext
 
-from ..labels import REASONS
-from ..systems import REASONS as SYSTEM_REASONS
-from .fray import signed
+from combat.labels import REASONS
+from combat.systems import REASONS as SYSTEM_REASONS
+from combat.templatetags.fray import signed
 
 register = template.Library()
 

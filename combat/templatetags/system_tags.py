@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import template
 
-from .. import systems
+from combat import systems
 
 register = template.Library()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import template
 from django.template.context import Context
 
-from .. import theme
+from combat import theme
 
 register = template.Library()
 

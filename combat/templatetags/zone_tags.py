@@ -7,13 +7,12 @@ from typing import Any
 
 from django import template
 
+from combat.models import Combatant
+from combat.zone_labels import VARIANTS, zone_hit_label
+from combat.zone_log import effects_text, status_words
+from combat.zones import state_of
 from rules.errors import RulesError
 from rules.hit_location import ZoneState
-
-from ..models import Combatant
-from ..zone_labels import VARIANTS, zone_hit_label
-from ..zone_log import effects_text, status_words
-from ..zones import state_of
 
 register = template.Library()
 

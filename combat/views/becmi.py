@@ -14,15 +14,14 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
+from combat import becmi_forms as forms
+from combat import becmi_special as special
+from combat.access import Viewer, viewer_for
+from combat.errors import Refused
+from combat.models import LogEntry, RulesSystem, Wrestle
+from combat.views.common import act_once, panel_reply
+from combat.views.rolls import _refuse_foreign_actor
 from rules.errors import RulesError
-
-from .. import becmi_forms as forms
-from .. import becmi_special as special
-from ..access import Viewer, viewer_for
-from ..errors import Refused
-from ..models import LogEntry, RulesSystem, Wrestle
-from .common import act_once, panel_reply
-from .rolls import _refuse_foreign_actor
 
 # Each panel: its form, the action its cleaned data goes to, and whether only the referee may.
 PANELS: dict[str, tuple[type[forms.ActionForm], Callable[..., Any], bool]] = {

@@ -13,14 +13,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from .. import actions, bestiary
-from ..access import Viewer, referee_for
-from ..bestiary_forms import AddFromBestiaryForm, EntryForm
-from ..models import BestiaryEntry, Combatant, Kind
-from ..transfer import MAX_BYTES, Refused
-from .common import panel_reply
-from .table import _added, _sent_before
-from .transfer import CappedUpload
+from combat import actions, bestiary
+from combat.access import Viewer, referee_for
+from combat.bestiary_forms import AddFromBestiaryForm, EntryForm
+from combat.models import BestiaryEntry, Combatant, Kind
+from combat.transfer import MAX_BYTES, Refused
+from combat.views.common import panel_reply
+from combat.views.table import _added, _sent_before
+from combat.views.transfer import CappedUpload
 
 
 def _reply(

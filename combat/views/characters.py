@@ -7,12 +7,12 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from .. import actions
-from ..access import Viewer, referee_for, viewer_for
-from ..character_forms import NotesForm, fill_form
-from ..models import Combatant
-from .common import panel_reply
-from .table import _saved_message, _sent_before, _sent_twice
+from combat import actions
+from combat.access import Viewer, referee_for, viewer_for
+from combat.character_forms import NotesForm, fill_form
+from combat.models import Combatant
+from combat.views.common import panel_reply
+from combat.views.table import _saved_message, _sent_before, _sent_twice
 
 
 @require_GET

@@ -12,14 +12,13 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from combat import actions
+from combat.access import Viewer
+from combat.errors import Refused, message_for
+from combat.forms import EncounterSettingsForm
+from combat.fragments import drawn, part_notice
+from combat.live.state import live_context
 from rules.errors import RulesError
-
-from .. import actions
-from ..access import Viewer
-from ..errors import Refused, message_for
-from ..forms import EncounterSettingsForm
-from ..fragments import drawn, part_notice
-from ..live import live_context
 
 
 def act_once(viewer: Viewer, once: str, form: Any, act: Callable[[], Any]) -> tuple[bool, Any]:

@@ -3,7 +3,7 @@
 It shows what a player without a seat would see (the players' common view in the display's
 language, from the live core), never more: no hidden combatant, no secret roll, foes' hit
 points only when the encounter shows them to players. Its socket is that same audience
-(``combat.consumers.DisplayConsumer``), so a display costs nothing per change beyond the view
+(``combat.live.consumers.DisplayConsumer``), so a display costs nothing per change beyond the view
 every player in its language already gets.
 """
 
@@ -14,9 +14,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 from django.views.decorators.http import require_GET
 
-from ..access import grant_display, shows_display
-from ..live import Audience, build_views
-from ..models import Encounter
+from combat.access import grant_display, shows_display
+from combat.live.state import Audience, build_views
+from combat.models import Encounter
 
 
 @require_GET

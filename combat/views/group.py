@@ -14,14 +14,13 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from combat import group
+from combat.access import Viewer, referee_for, viewer_for
+from combat.errors import Refused, message_for
+from combat.group_forms import AreaEffectForm, GroupAttackForm, GroupForm
+from combat.models import LogEntry, PendingSave, RulesSystem
+from combat.views.common import act_once, panel_reply
 from rules.errors import RulesError
-
-from .. import group
-from ..access import Viewer, referee_for, viewer_for
-from ..errors import Refused, message_for
-from ..group_forms import AreaEffectForm, GroupAttackForm, GroupForm
-from ..models import LogEntry, PendingSave, RulesSystem
-from .common import act_once, panel_reply
 
 # Each panel: its form, and the action its ``action_arguments`` are handed to.
 PANELS = {

@@ -12,12 +12,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from .. import actions
-from ..access import Viewer, grant_referee, grant_seat, refereed_ids, seat_in, viewer_for
-from ..forms import EncounterForm, JoinForm
-from ..live import visible_log
-from ..models import Encounter, Seat
-from .common import encounter_url, page, shareable_url
+from combat import actions
+from combat.access import Viewer, grant_referee, grant_seat, refereed_ids, seat_in, viewer_for
+from combat.forms import EncounterForm, JoinForm
+from combat.live.state import visible_log
+from combat.models import Encounter, Seat
+from combat.views.common import encounter_url, page, shareable_url
 
 
 @require_http_methods(["GET", "POST"])

@@ -12,14 +12,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from .. import actions, party
-from ..access import Viewer, grant_referee, grant_seat, referee_for, viewer_for
-from ..models import Encounter
-from ..party_forms import MoveOnForm, PartyFileForm
-from ..transfer import Refused
-from .common import panel_reply
-from .table import ALREADY_DONE
-from .transfer import capped_upload, json_download, read_upload
+from combat import actions, party
+from combat.access import Viewer, grant_referee, grant_seat, referee_for, viewer_for
+from combat.models import Encounter
+from combat.party_forms import MoveOnForm, PartyFileForm
+from combat.transfer import Refused
+from combat.views.common import panel_reply
+from combat.views.table import ALREADY_DONE
+from combat.views.transfer import capped_upload, json_download, read_upload
 
 
 def _go(request: HttpRequest, encounter: Encounter) -> HttpResponse:

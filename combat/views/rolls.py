@@ -15,10 +15,10 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from .. import actions, becmi, dolmenwood, odds, system_forms
-from ..access import Viewer, referee_for, viewer_as_rendered, viewer_for
-from ..errors import Refused, message_for
-from ..forms import (
+from combat import actions, becmi, dolmenwood, odds, system_forms
+from combat.access import Viewer, referee_for, viewer_as_rendered, viewer_for
+from combat.errors import Refused, message_for
+from combat.forms import (
     ActionForm,
     AttackForm,
     CheckForm,
@@ -27,8 +27,8 @@ from ..forms import (
     RestForm,
     SaveForm,
 )
-from ..models import LogEntry, Stale
-from .common import act_once, panel_reply
+from combat.models import LogEntry, Stale
+from combat.views.common import act_once, panel_reply
 
 
 def _refuse_foreign_actor(request: HttpRequest, viewer: Viewer) -> None:

@@ -14,15 +14,12 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from rules import rounds as rules
-from rules.errors import RulesError
-
-from .. import actions, rounds
-from ..access import Viewer, referee_for
-from ..errors import Refused, message_for
-from ..fragments import logged_once
-from ..models import Condition, InitiativeMode
-from ..round_forms import (
+from combat import actions, rounds
+from combat.access import Viewer, referee_for
+from combat.errors import Refused, message_for
+from combat.fragments import logged_once
+from combat.models import Condition, InitiativeMode
+from combat.round_forms import (
     SUMMARY_CHANGED,
     ConditionForm,
     EndFightForm,
@@ -30,7 +27,9 @@ from ..round_forms import (
     MoraleForm,
     StartFightForm,
 )
-from .common import act_once, panel_reply
+from combat.views.common import act_once, panel_reply
+from rules import rounds as rules
+from rules.errors import RulesError
 
 
 def _panel(

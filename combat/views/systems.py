@@ -9,10 +9,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from .. import odds
-from ..access import Viewer, viewer_for
-from ..models import RulesSystem
-from .rolls import ROLLS, _roll_view
+from combat import odds
+from combat.access import Viewer, viewer_for
+from combat.models import RulesSystem
+from combat.views.rolls import ROLLS, _roll_view
 
 # Each panel and the rules system whose table offers it.
 PANELS = {

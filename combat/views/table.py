@@ -13,14 +13,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
+from combat import actions, bestiary, party, zones
+from combat.access import Viewer, grant_referee, referee_for
+from combat.forms import CombatantForm, EncounterSettingsForm, MergingForm, QuickAddForm
+from combat.models import Combatant, Kind, Seat
+from combat.transfer import Refused
+from combat.views.common import encounter_url, page, panel_reply
 from rules import ose
-
-from .. import actions, bestiary, party, zones
-from ..access import Viewer, grant_referee, referee_for
-from ..forms import CombatantForm, EncounterSettingsForm, MergingForm, QuickAddForm
-from ..models import Combatant, Kind, Seat
-from ..transfer import Refused
-from .common import encounter_url, page, panel_reply
 
 
 def _sent_before(request: HttpRequest, viewer: Viewer) -> bool:

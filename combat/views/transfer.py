@@ -13,9 +13,9 @@ from django.utils.text import slugify
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
-from ..access import grant_referee, referee_for
-from ..forms import EncounterForm
-from ..transfer import (
+from combat.access import grant_referee, referee_for
+from combat.forms import EncounterForm
+from combat.transfer import (
     ENCOUNTER_FILE,
     MAX_BYTES,
     FileKind,
@@ -23,7 +23,7 @@ from ..transfer import (
     export_json,
     import_encounter,
 )
-from .pages import _my_encounters
+from combat.views.pages import _my_encounters
 
 
 @require_GET

@@ -9,13 +9,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from .. import zones
-from ..access import Viewer, referee_for, viewer_for
-from ..body_fields import directions_for, preview_plan
-from ..forms import _by_pk
-from ..models import Combatant
-from ..zone_forms import ZoneForm
-from .common import act_once, panel_reply
+from combat import zones
+from combat.access import Viewer, referee_for, viewer_for
+from combat.body_fields import directions_for, preview_plan
+from combat.forms import _by_pk
+from combat.models import Combatant
+from combat.views.common import act_once, panel_reply
+from combat.zone_forms import ZoneForm
 
 
 def _combatant(viewer: Viewer, pk: int) -> Combatant:

@@ -16,6 +16,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
+from combat.zone_labels import VARIANTS, body_label, direction_label, zone_label
 from rules.hit_location import (
     Band,
     BandKind,
@@ -27,8 +28,6 @@ from rules.hit_location import (
     parse_band,
 )
 from rules.hit_location_tables import HEIGHT_MATRIX
-
-from ..zone_labels import VARIANTS, body_label, direction_label, zone_label
 
 # The variants shown: each body type as it comes, then what ``body_plan`` can change in it.
 SHOWN: tuple[tuple[BodyType, dict[str, Any], tuple[str, ...]], ...] = (

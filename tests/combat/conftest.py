@@ -176,7 +176,7 @@ def form_values(html: str, action: str) -> dict[str, str]:
 
 def count_loads(monkeypatch) -> list[tuple]:
     """Every load of an encounter's live state from now on (its arguments), in a list."""
-    from combat import live
+    from combat.live import state as live
 
     loads: list[tuple] = []
     original = live.State.load.__func__

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from combat.access import Viewer
-from combat.live import render_snapshot
+from combat.live.state import render_snapshot
 from combat.models import (
     Combatant,
     Condition,
@@ -794,7 +794,7 @@ def _load_and_render_queries(encounter: Encounter, player_seat) -> int:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from combat.live import Audience, build_views
+    from combat.live.state import Audience, build_views
 
     audiences = [
         Audience(referee=True, seat=None, language="en"),

@@ -16,27 +16,27 @@ from channels.testing import WebsocketCommunicator
 from django.test import AsyncClient
 from django.urls import clear_url_caches
 
-import combat.routing
-import combat.urls
-from combat.asgi import application
-from combat.bench_socket import payload
+import combat.live.routing
+import combat.site.urls
+from combat.live.bench_socket import payload
 from combat.management.commands.bench_live import snapshot_seq
+from combat.site.asgi import application
 
 pytestmark = pytest.mark.asyncio
 
 
 @pytest.fixture
 def routing(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
-    """``combat.routing`` imported again under the environment the test sets; afterwards,
+    """``combat.live.routing`` imported again under the environment the test sets; afterwards,
     again as the process's own environment has it."""
-    yield combat.routing
+    yield combat.live.routing
     monkeypatch.undo()
-    importlib.reload(combat.routing)
+    importlib.reload(combat.live.routing)
 
 
 @pytest.fixture
 def bench_urls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bool], None]]:
-    """``route(bench)``: ``combat.urls`` (and ``combat.routing``) imported again with or
+    """``route(bench)``: ``combat.site.urls`` (and ``combat.live.routing``) imported again with or
     without FRAY_BENCH=1; afterwards, again as the process's own environment has them."""
 
     def route(bench: bool) -> None:
@@ -44,14 +44,14 @@ def bench_urls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bool], Non
             monkeypatch.setenv("FRAY_BENCH", "1")
         else:
             monkeypatch.delenv("FRAY_BENCH", raising=False)
-        importlib.reload(combat.urls)
-        importlib.reload(combat.routing)
+        importlib.reload(combat.site.urls)
+        importlib.reload(combat.live.routing)
         clear_url_caches()
 
     yield route
     monkeypatch.undo()
-    importlib.reload(combat.urls)
-    importlib.reload(combat.routing)
+    importlib.reload(combat.site.urls)
+    importlib.reload(combat.live.routing)
     clear_url_caches()
 
 
@@ -111,7 +111,7 @@ async def test_a_bench_group_name_out_of_bounds_is_refused(
 
 async def test_without_fray_bench_there_is_no_send_view(bench_urls) -> None:
     bench_urls(False)
-    assert not any("bench" in str(pattern.pattern) for pattern in combat.urls.urlpatterns)
+    assert not any("bench" in str(pattern.pattern) for pattern in combat.site.urls.urlpatterns)
     response = await AsyncClient().post("/bench/send/g1/", {"seq": "1", "bytes": "300"})
     assert response.status_code == 404
 
@@ -120,7 +120,7 @@ async def test_with_fray_bench_a_post_sends_the_bytes_to_every_socket_of_the_gro
     bench_urls,
 ) -> None:
     bench_urls(True)
-    app = URLRouter(combat.routing.websocket_urlpatterns)
+    app = URLRouter(combat.live.routing.websocket_urlpatterns)
     group = [_socket(app, "/ws/bench/g1/") for _ in range(2)]
     elsewhere = _socket(app, "/ws/bench/g2/")
     for socket in [*group, elsewhere]:

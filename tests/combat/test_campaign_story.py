@@ -84,7 +84,7 @@ def _fresh_data_folder_import(exported: bytes, tmp_path: Path) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
     env |= {
         "FRAY_DATA_DIR": str(tmp_path / "fray-data"),
-        "DJANGO_SETTINGS_MODULE": "combat.settings",
+        "DJANGO_SETTINGS_MODULE": "combat.site.settings",
         "PYTHONPATH": str(root),
     }
     run = dict(cwd=root, env=env, capture_output=True, text=True, timeout=180)

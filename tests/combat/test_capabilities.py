@@ -19,10 +19,10 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from combat import capabilities
 from combat.access import Viewer
-from combat.live import render_snapshot
+from combat.live.routing import websocket_urlpatterns
+from combat.live.state import render_snapshot
 from combat.logs import RedactedAccessLog, redact, redact_path
 from combat.models import Encounter, Seat
-from combat.routing import websocket_urlpatterns
 
 from .conftest import character
 from .test_host import STARTUP_SECONDS, _fetch, _start, _stop

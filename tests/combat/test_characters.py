@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from combat import classes, transfer
 from combat.access import Viewer
 from combat.character_forms import fill_form
-from combat.live import render_snapshot
+from combat.live.state import render_snapshot
 from combat.models import NOTES_LIMIT, Combatant, Encounter, RulesSystem
 from rules import becmi
 

@@ -23,8 +23,8 @@ from django.templatetags.static import static
 from django.test import Client
 from django.urls import reverse
 
-from combat import serving
 from combat.models import Encounter
+from combat.site import serving
 
 from .test_host import STARTUP_SECONDS, _fetch, _start, _stop
 

@@ -12,8 +12,8 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from combat.asgi import application
 from combat.models import Encounter
+from combat.site.asgi import application
 
 from .conftest import character, monster
 
@@ -248,7 +248,7 @@ async def test_the_display_costs_no_render_beyond_the_players_view(live_table, m
     common view's very message."""
     from asgiref.sync import sync_to_async
 
-    from combat import live
+    from combat.live import state as live
     from combat.templatetags import fray_live
 
     encounter, referee, player, display, _hero, goblin, _wight = live_table

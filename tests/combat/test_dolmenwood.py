@@ -734,7 +734,7 @@ def test_a_hit_lands_in_a_zone_and_hit_points_stay_at_0_or_more(referee, hunter,
 
 def test_every_screen_hears_of_a_roll_in_its_own_language(player, hunter, encounter):
     from combat.access import Viewer
-    from combat.live import render_snapshot
+    from combat.live.state import render_snapshot
 
     _post(player, encounter, "dw_skill", {"actor": hunter.pk, "skill": "listen", "natural": 6})
     encounter.refresh_from_db()
@@ -749,7 +749,7 @@ def test_every_screen_hears_of_a_roll_in_its_own_language(player, hunter, encoun
 
 def test_a_changed_system_changes_the_live_rows_buttons(referee, hunter, encounter):
     from combat.access import Viewer
-    from combat.live import render_snapshot
+    from combat.live.state import render_snapshot
 
     viewer = Viewer(encounter, is_referee=True, seat=None)
     assert reverse("dw_skill", args=[encounter.slug]) in render_snapshot(viewer, "en")[1]

@@ -13,8 +13,8 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, reverse
 
-from combat import urls
 from combat.models import Condition, ConditionKind, Encounter, RulesSystem
+from combat.site import urls
 
 from .conftest import character, monster
 

@@ -13,8 +13,8 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
-from combat import live
-from combat.asgi import application
+from combat.live import state as live
+from combat.site.asgi import application
 
 from .conftest import count_loads
 
@@ -275,7 +275,7 @@ async def test_a_change_is_rendered_by_the_request_that_made_it(table, monkeypat
         return original(*args, **kwargs)
 
     monkeypatch.setattr(live, "build_views", noting_build)
-    from combat import hub
+    from combat.live import hub
 
     monkeypatch.setattr(hub, "build_views", noting_build)
     sockets = [await _open(c, encounter.slug, seq=encounter.seq) for c in (referee, players[0])]
@@ -293,7 +293,7 @@ async def test_the_request_that_made_a_change_answers_once_the_change_is_sent(ta
     down (one interpreter lock): the answer comes once every socket has the change."""
     import asyncio
 
-    from combat import hub
+    from combat.live import hub
 
     encounter, referee, players, _heroes, goblins = table
     original = hub.TableHub._deliver_all
@@ -322,7 +322,7 @@ async def test_a_change_made_here_goes_out_without_waiting_for_the_channel_layer
 
     from channels.layers import get_channel_layer
 
-    from combat import hub
+    from combat.live import hub
 
     encounter, referee, players, _heroes, goblins = table
     layer = get_channel_layer()
@@ -388,7 +388,7 @@ async def test_a_change_counts_as_sent_once_the_server_has_written_it():
     import threading
     from types import SimpleNamespace
 
-    from combat import hub
+    from combat.live import hub
 
     loop = asyncio.get_running_loop()
     mine, theirs = sockets.socketpair()
@@ -469,7 +469,7 @@ async def test_a_blow_redraws_a_rows_line_and_keeps_what_is_under_it(table, monk
 
 
 async def test_a_change_the_request_fails_to_render_still_arrives(table, monkeypatch, caplog):
-    from combat import hub
+    from combat.live import hub
 
     encounter, referee, _players, _heroes, goblins = table
     referee_ws = await _open(referee, encounter.slug, seq=encounter.seq)
@@ -656,7 +656,7 @@ async def test_a_render_may_read_the_combatants_through_a_viewer(table):
     reads them itself goes on instead of waiting for itself."""
     import threading
 
-    from combat import hub
+    from combat.live import hub
     from combat.models import Encounter
 
     encounter, _referee, players, heroes, goblins = table

@@ -1,5 +1,5 @@
 """HTTP through the ASGI application: each request on one kept thread, its database
-connection kept between requests, and the middleware run in one call (``combat.handler``)."""
+connection kept between requests, and the middleware run in one call (``combat.site.handler``)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from django.core.signals import request_finished, request_started
 from django.db import connection
 from django.db.backends.signals import connection_created
 
-from combat import handler
-from combat.asgi import application
 from combat.models import Encounter
+from combat.site import handler
+from combat.site.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -189,14 +189,14 @@ async def test_the_middleware_runs_in_one_call_not_one_thread_switch_per_middlew
 
 
 async def test_work_a_request_hands_to_the_event_loop_still_runs_after_the_request_ended():
-    """A request hands the hub its views and its announcement (``combat.hub``); that work
+    """A request hands the hub its views and its announcement (``combat.live.hub``); that work
     runs on the event loop after the request may have ended, so it must not belong to the
     request's thread-sensitive context, which refuses thread-sensitive calls once closed."""
     from concurrent.futures import ThreadPoolExecutor
 
     from asgiref.sync import ThreadSensitiveContext
 
-    from combat.hub import TableHub
+    from combat.live.hub import TableHub
 
     hub = TableHub(encounter_id=0, loop=asyncio.get_running_loop())
     ran = asyncio.Event()

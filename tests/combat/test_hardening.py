@@ -15,9 +15,9 @@ from django.conf import settings as django_settings
 from django.test import Client
 from django.urls import reverse
 
-from combat import middleware, serving
 from combat.logs import RedactCapabilities, redact, redact_path
 from combat.models import Encounter
+from combat.site import middleware, serving
 
 KEY = "Zq9-kX_3vR7mPq2sT8wYb4nC5dE6fG7h"
 TOKEN = "J0in-T0ken_abcdefghij"
@@ -308,7 +308,7 @@ def test_a_shared_folder_named_as_the_data_folder_is_left_alone(tmp_path: Path) 
 def test_the_server_lets_a_large_snapshot_out():
     # Daphne's message cap applies to what it sends as well: a cap for abusive frames once
     # cut off every referee snapshot over 16 KB (close 1011).
-    from combat import serving
-    from combat.consumers import MAX_FRAME_CHARS
+    from combat.live.consumers import MAX_FRAME_CHARS
+    from combat.site import serving
 
     assert serving.WEBSOCKET_MAX_MESSAGE_BYTES >= 1024 * 1024 > 100 * MAX_FRAME_CHARS

@@ -39,7 +39,7 @@ class _Clock:
 
 @pytest.fixture
 def clock(monkeypatch) -> _Clock:
-    from combat import consumers
+    from combat.live import consumers
 
     clock = _Clock()
     monkeypatch.setattr(consumers.EncounterConsumer, "_now", staticmethod(clock.now))
@@ -66,7 +66,7 @@ def no_database(monkeypatch) -> list[str]:
 async def test_a_ping_is_answered_with_a_pong_without_a_query_or_a_render(
     seated, clock, no_database, monkeypatch
 ):
-    from combat import hub
+    from combat.live import hub
 
     encounter, player = seated
     player_ws, snapshot = await _open(player, encounter.slug)
@@ -95,7 +95,7 @@ async def test_a_ping_is_answered_with_a_pong_without_a_query_or_a_render(
 
 
 async def test_a_flood_of_pings_gets_a_few_pongs_per_window(seated, clock, monkeypatch):
-    from combat import consumers
+    from combat.live import consumers
 
     monkeypatch.setattr(consumers.EncounterConsumer, "PING_BURST", 3)
     monkeypatch.setattr(consumers.EncounterConsumer, "PING_WINDOW", 2.0)

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from combat import actions, becmi, becmi_special, dolmenwood, group, rounds, systems, zones
 from combat.access import Viewer
 from combat.errors import Refused
-from combat.live import Audience, View, build_views, render_snapshot
+from combat.live.state import Audience, View, build_views, render_snapshot
 from combat.models import (
     Combatant,
     Condition,

@@ -21,7 +21,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from combat.management.commands import host
-from combat.middleware import same_origin
+from combat.site.middleware import same_origin
 
 IP_OUTPUT = """\
 1: lo    inet 127.0.0.1/8 scope host lo\\       valid_lft forever preferred_lft forever
@@ -508,8 +508,8 @@ def test_serving_opens_the_live_parts_database_connections_before_it_listens() -
     from asgiref.sync import sync_to_async
     from django.db import connection
 
-    from combat import serving
-    from combat.hub import RENDER_THREAD
+    from combat.live.hub import RENDER_THREAD
+    from combat.site import serving
 
     def connected() -> bool:
         return connection.connection is not None
@@ -540,8 +540,8 @@ def test_a_server_queues_a_crowd_of_connects_instead_of_dropping_them(monkeypatc
     at once lost some connects, retried by the browsers a second later."""
     from twisted.internet.endpoints import serverFromString
 
-    from combat import serving
     from combat.management.commands.serve import Command
+    from combat.site import serving
 
     given: dict = {}
 
@@ -571,7 +571,7 @@ def test_serving_leaves_what_starting_built_out_of_the_collectors_passes() -> No
     young objects are collected less often than Python's default."""
     import gc
 
-    from combat import serving
+    from combat.site import serving
 
     threshold = gc.get_threshold()
     try:
@@ -596,7 +596,7 @@ def test_serving_compiles_every_template_and_the_url_patterns_before_it_listens(
     from django.template import engines
     from django.urls import clear_url_caches, get_resolver
 
-    from combat import serving
+    from combat.site import serving
 
     clear_url_caches()
     loader = engines["django"].engine.template_loaders[0]
@@ -623,7 +623,7 @@ def test_the_server_leaves_parsing_a_posted_form_to_django() -> None:
     from twisted.web import http
     from twisted.web.test.requesthelper import DummyChannel
 
-    from combat import serving
+    from combat.site import serving
 
     server = serving._server_class()(application=None, endpoints=["tcp:port=0"])
     server.connections = {}  # as Server.run() starts it

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from combat.asgi import application
+from combat.site.asgi import application
 
 from .conftest import character, count_loads, monster
 
@@ -149,7 +149,7 @@ async def test_a_foreign_origin_is_refused(table):
 async def test_one_listener_per_process_and_the_group_is_empty_once_the_table_is_left(
     table, monkeypatch
 ):
-    from combat import hub
+    from combat.live import hub
 
     monkeypatch.setattr(hub, "LINGER_SECONDS", 0.0)
     encounter, referee, player, *_ = table
@@ -201,7 +201,7 @@ async def test_a_change_while_no_one_looks_costs_no_render_and_is_shown_on_retur
 
 
 def _heard(encounter) -> bool:
-    from combat import hub
+    from combat.live import hub
 
     table = hub.HUBS.get(encounter.pk)
     return table is not None and table.wanted >= encounter.seq
@@ -210,7 +210,7 @@ def _heard(encounter) -> bool:
 async def test_a_page_newer_than_what_the_hub_heard_is_never_sent_back(table):
     from asgiref.sync import sync_to_async
 
-    from combat import hub
+    from combat.live import hub
 
     encounter, referee, _player, _fighter, goblin, _wight = table
     first, _ = await _open(referee, encounter.slug)
@@ -355,7 +355,7 @@ async def _until(condition, what: str) -> None:
 
 
 async def test_a_flood_of_sync_requests_costs_a_burst_and_one_deferred_snapshot(table, monkeypatch):
-    from combat import consumers
+    from combat.live import consumers
 
     window = _Window()
     monkeypatch.setattr(consumers.EncounterConsumer, "SYNC_BURST", 3)

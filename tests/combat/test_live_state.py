@@ -12,7 +12,7 @@ from django.conf import settings
 
 from combat import actions
 from combat.access import Viewer
-from combat.live import State
+from combat.live.state import State
 from combat.models import Combatant, Condition, Encounter, PendingSave, Seat
 from rules import dice as rules_dice
 
@@ -103,7 +103,7 @@ def test_what_changed_in_the_log_is_found_without_reading_the_whole_log():
 
     from django.db import connection
 
-    from combat.live import _LOG_SINCE
+    from combat.live.state import _LOG_SINCE
 
     if connection.vendor != "sqlite" or sqlite3.sqlite_version_info < (3, 35):
         pytest.skip("SQLite's own query plan")
@@ -151,7 +151,7 @@ def test_what_changed_in_the_log_is_found_on_postgresql_without_reading_the_log(
 
     from django.db import connection
 
-    from combat.live import _LOG_SINCE
+    from combat.live.state import _LOG_SINCE
 
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL's own query plan")
@@ -297,7 +297,7 @@ def _rows_of(obj) -> tuple:
 def test_the_rows_a_request_takes_from_the_render_are_its_own(encounter):
     """A request changes what it read (a form's instance, a cached seat) without touching the
     hub's rows, which the next load keeps as they were stored."""
-    from combat import hub
+    from combat.live import hub
 
     seat = Seat.objects.create(encounter=encounter, name="Anna")
     character(encounter, "Aldric", seat=seat, hp_max=8, hp=8)
@@ -316,7 +316,7 @@ def test_the_log_a_view_builds_from_the_last_one_is_the_log_built_whole():
     """New entries on top, undos of new and old entries, secret rolls, past the log's window:
     after each change every audience's entries, kept from its last view or drawn anew, are
     the entries (and their HTML) a view built from nothing has."""
-    from combat.live import Audience, build_views
+    from combat.live.state import Audience, build_views
 
     encounter = Encounter.objects.create(name="Crypt")
     hero = character(encounter, "Aldric")

@@ -841,7 +841,7 @@ def test_names_need_no_grammatical_case_or_gender(language: str, expected: str) 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_rows_state_words_need_no_gender_and_no_english(language, encounter, player):
     from combat.access import Viewer
-    from combat.live import render_snapshot
+    from combat.live.state import render_snapshot
     from combat.models import Condition, ConditionKind
 
     from .conftest import character, monster

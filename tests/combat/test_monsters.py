@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from combat.access import Viewer
-from combat.live import render_snapshot
+from combat.live.state import render_snapshot
 from combat.models import Combatant, Encounter, LogEntry, RulesSystem
 from combat.monsters import format_attacks, parse_attacks
 

@@ -15,8 +15,8 @@ from django.urls import reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from combat.asgi import application
-from combat.live import own_first
+from combat.live.state import own_first
+from combat.site.asgi import application
 
 from .conftest import character, monster
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from combat import classes, party, transfer, zones
 from combat.access import Viewer
-from combat.live import render_snapshot
+from combat.live.state import render_snapshot
 from combat.models import (
     Combatant,
     Condition,
@@ -275,7 +275,7 @@ def test_the_notice_reaches_each_player_live_as_their_seat_may_follow(
 async def test_the_notice_arrives_over_each_player_s_socket_and_the_player_follows(
     encounter, referee, player, other_player
 ):
-    """Through the live path every change takes (``combat.hub``): Anna's phone hears where
+    """Through the live path every change takes (``combat.live.hub``): Anna's phone hears where
     the party went with a button to follow; Boris's, in Czech, hears it without one."""
     from asgiref.sync import sync_to_async
 

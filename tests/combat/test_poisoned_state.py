@@ -21,7 +21,6 @@ from django.test import Client
 from django.urls import reverse
 
 from combat import fragments
-from combat.asgi import application
 from combat.models import (
     Combatant,
     Condition,
@@ -33,6 +32,7 @@ from combat.models import (
     RulesSystem,
     Side,
 )
+from combat.site.asgi import application
 
 from .conftest import character, form_values, monster
 
@@ -476,7 +476,7 @@ def test_what_cannot_be_drawn_is_logged_once_however_often_it_is_drawn(
     encounter, referee, player, fighter, poison, caplog
 ):
     from combat.access import Viewer
-    from combat.live import render_snapshot
+    from combat.live.state import render_snapshot
 
     becmi(encounter)
     cog = ship(encounter)

@@ -1,4 +1,4 @@
-"""``combat.postgresql``: Django's PostgreSQL backend, a kept connection checked before a
+"""``combat.db.postgresql``: Django's PostgreSQL backend, a kept connection checked before a
 request only when it may have gone stale."""
 
 from __future__ import annotations

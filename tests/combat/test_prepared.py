@@ -8,8 +8,8 @@ import re
 import pytest
 from django.db.models import F, Q
 
+from combat.db.prepared import Prepared
 from combat.models import Combatant, Condition, ConditionKind, Encounter, LogEntry
-from combat.prepared import Prepared
 
 from .conftest import character, monster
 
@@ -95,7 +95,7 @@ def test_queries_read_together_find_what_they_find_alone(two_tables):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from combat.prepared import read_together
+    from combat.db.prepared import read_together
 
     table, other = two_tables
     combatants = Prepared(lambda pk: Combatant.objects.filter(encounter=pk).order_by("pk"))
@@ -136,7 +136,7 @@ def test_fields_saved_with_their_sql_written_once_are_saved_as_django_saves_them
     each prepares them (JSON, text, numbers), and refuses a row that is gone."""
     from django.db import DatabaseError
 
-    from combat.prepared import save_fields
+    from combat.db.prepared import save_fields
 
     table = two_tables[0]
     hero, goblin = Combatant.objects.filter(encounter=table).order_by("pk")
@@ -159,7 +159,7 @@ def test_fields_saved_with_their_sql_written_once_are_saved_as_django_saves_them
 def test_a_row_inserted_with_its_sql_written_once_is_the_row_django_would_write(two_tables):
     """``insert`` writes every field as ``Model.save`` would (defaults, JSON, the creation
     time, relations) and gives the instance its id; a row with an id is not new."""
-    from combat.prepared import insert
+    from combat.db.prepared import insert
 
     table = two_tables[0]
     first = LogEntry.objects.create(encounter=table, seq=1, kind="free", actor="A", data={})
@@ -188,8 +188,8 @@ def test_a_row_already_there_is_left_as_it_is_and_the_transaction_goes_on(two_ta
     met an IntegrityError outside a savepoint)."""
     from django.db import transaction
 
+    from combat.db.prepared import insert
     from combat.models import ActionKey
-    from combat.prepared import insert
 
     table, other = two_tables
     with transaction.atomic():
@@ -297,7 +297,7 @@ def test_a_statement_the_server_cannot_prepare_runs_as_it_is_and_the_transaction
 def test_saved_fields_and_inserted_rows_go_as_prepared_statements(two_tables, postgresql):
     from django.test.utils import CaptureQueriesContext
 
-    from combat.prepared import insert, save_fields
+    from combat.db.prepared import insert, save_fields
 
     goblin = Combatant.objects.get(encounter=two_tables[0], name__startswith="Goblin")
     with CaptureQueriesContext(postgresql) as asked:
@@ -317,7 +317,7 @@ def test_in_a_transaction_saved_fields_go_with_the_next_statement(two_tables, po
     """One round trip for both, the write first: what the next statement reads has it."""
     from django.test.utils import CaptureQueriesContext
 
-    from combat.prepared import save_fields
+    from combat.db.prepared import save_fields
 
     goblin = Combatant.objects.get(encounter=two_tables[0], name__startswith="Goblin")
     goblin.hp = 4
@@ -335,7 +335,7 @@ def test_saved_fields_kept_for_the_next_statement_go_with_a_commit_and_go_with_a
     from django.db import transaction
     from django.test.utils import CaptureQueriesContext
 
-    from combat.prepared import save_fields
+    from combat.db.prepared import save_fields
 
     goblin = Combatant.objects.get(encounter=two_tables[0], name__startswith="Goblin")
     with transaction.atomic():
@@ -373,7 +373,7 @@ def test_a_lock_kept_for_the_next_statement_holds_its_rows_from_that_statement_o
     from django.db import connections, transaction
     from django.test.utils import CaptureQueriesContext
 
-    from combat.prepared import lock_later
+    from combat.db.prepared import lock_later
 
     hero, goblin = Combatant.objects.filter(encounter=two_tables[0]).order_by("pk")
     by_id = Prepared(

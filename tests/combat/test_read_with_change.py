@@ -1,5 +1,5 @@
 """On PostgreSQL a change reads the table it leaves in its own last statement, and the worker
-renders from that read, as does any worker it announces the read to (``combat.live``: the
+renders from that read, as does any worker it announces the read to (``combat.live.state``: the
 table as a change leaves it). What they render from is what a load would read."""
 
 from __future__ import annotations
@@ -10,11 +10,13 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from combat import actions, hub, live
+from combat import actions
 from combat.access import Viewer
-from combat.live import Audience, State, decoded, encoded, read_follows
+from combat.db.prepared import reading
+from combat.live import hub
+from combat.live import state as live
+from combat.live.state import Audience, State, decoded, encoded, read_follows
 from combat.models import Combatant, Condition, Encounter
-from combat.prepared import reading
 
 from .conftest import character, monster
 from .test_live_state import _change_at_random, _rows, _same_logs

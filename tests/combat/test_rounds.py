@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from combat.access import Viewer
-from combat.live import render_snapshot
+from combat.live.state import render_snapshot
 from combat.models import Combatant, Condition, Encounter, LogEntry
 
 from .conftest import character, form_values, monster

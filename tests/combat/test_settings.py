@@ -11,7 +11,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.db import connection, transaction
 
-from combat import settings as fray_settings
+from combat.site import settings as fray_settings
 
 
 @pytest.mark.parametrize("value", ["1", "true", "Yes", " on ", "TRUE"])
@@ -70,7 +70,7 @@ def test_database_url_gives_postgresql_settings() -> None:
     database = fray_settings._database_from_url(
         "postgres://fray:p%40ss%2Fword@db.example:5433/fray_table"
     )
-    assert database["ENGINE"] == "combat.postgresql"
+    assert database["ENGINE"] == "combat.db.postgresql"
     assert database["NAME"] == "fray_table"
     assert database["USER"] == "fray"
     assert database["PASSWORD"] == "p@ss/word"
@@ -110,12 +110,12 @@ def test_pages_are_compressed_below_the_static_files_and_above_whatever_writes_a
     # Every middleware under it has its response compressed after it is done with it.
     middleware = fray_settings.MIDDLEWARE
     gzip_at = middleware.index("django.middleware.gzip.GZipMiddleware")
-    assert middleware.index("combat.serving.StaticFilesMiddleware") == gzip_at - 1
+    assert middleware.index("combat.site.serving.StaticFilesMiddleware") == gzip_at - 1
     assert "whitenoise.middleware.WhiteNoiseMiddleware" not in middleware  # ours replaces it
     for renders in (
         "django.middleware.csrf.CsrfViewMiddleware",
         "django.contrib.messages.middleware.MessageMiddleware",
-        "combat.middleware.ContentSecurityPolicyMiddleware",
+        "combat.site.middleware.ContentSecurityPolicyMiddleware",
         "django_htmx.middleware.HtmxMiddleware",
     ):
         assert middleware.index(renders) > gzip_at, renders

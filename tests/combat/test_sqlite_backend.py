@@ -1,5 +1,5 @@
 """The embedded database's backend: Django's SQLite one, each query's placeholders rewritten
-once (``combat.sqlite``); what the queries find is the same."""
+once (``combat.db.sqlite``); what the queries find is the same."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from django.conf import settings
 from django.db import connection
 from django.db.backends.sqlite3.base import SQLiteCursorWrapper
 
+from combat.db.sqlite.base import CursorWrapper, qmark
 from combat.models import Combatant, Encounter
-from combat.sqlite.base import CursorWrapper, qmark
 
 from .conftest import character
 
@@ -32,7 +32,7 @@ def test_a_query_is_rewritten_as_djangos_cursor_rewrites_it(query):
 def test_the_embedded_database_uses_it_and_keeps_each_rewritten_query():
     if connection.vendor != "sqlite":
         pytest.skip("the embedded database only")
-    assert settings.DATABASES["default"]["ENGINE"] == "combat.sqlite"
+    assert settings.DATABASES["default"]["ENGINE"] == "combat.db.sqlite"
     with connection.cursor() as cursor:
         assert isinstance(cursor.cursor, CursorWrapper)
     encounter = Encounter.objects.create(name="Crypt")

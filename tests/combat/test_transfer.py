@@ -209,7 +209,7 @@ def test_an_export_imports_into_a_fresh_data_folder(campaign, tmp_path: Path):
     root = Path(django_settings.BASE_DIR)
     env |= {
         "FRAY_DATA_DIR": str(tmp_path / "fray-data"),
-        "DJANGO_SETTINGS_MODULE": "combat.settings",
+        "DJANGO_SETTINGS_MODULE": "combat.site.settings",
         "PYTHONPATH": str(root),
     }
     run = dict(cwd=root, env=env, capture_output=True, text=True, timeout=120, check=True)

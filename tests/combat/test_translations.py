@@ -111,7 +111,7 @@ def test_no_message_in_the_code_is_missing_from_the_catalogues(tmp_path):
         capture_output=True,
         env={
             "PATH": "/usr/bin:/bin",
-            "DJANGO_SETTINGS_MODULE": "combat.settings",
+            "DJANGO_SETTINGS_MODULE": "combat.site.settings",
             "FRAY_DATA_DIR": str(tmp_path / "data"),
             "SECRET_KEY": "scratch",
             "PYTHONPATH": str(scratch),

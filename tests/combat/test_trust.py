@@ -534,7 +534,7 @@ def test_every_live_fragment_has_its_target_on_the_page_that_receives_it(
     referee, player, fighter, encounter
 ):
     from combat.access import viewer_of
-    from combat.live import render_snapshot
+    from combat.live.state import render_snapshot
 
     monster(encounter, "Goblin")
     for client in (referee, player):

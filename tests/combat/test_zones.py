@@ -468,7 +468,7 @@ def test_a_body_changed_in_the_edit_form_gets_its_zones_anew(table):
 
 
 def test_a_live_row_changes_when_only_its_zones_change(table):
-    from combat.live import State
+    from combat.live.state import State
 
     encounter, referee, _player, bara, _goblin = table
     before = State.load(encounter.pk, referee=True, players=True).shown[bara.pk]

@@ -16,7 +16,7 @@ streams, cookies and CSRF tokens as a browser keeps them.
   change is a POST (a referee's damage, a player's attack, in turn); its latency runs from the
   POST's start until every socket has a message with its sequence number or a later one. Each
   Fray round alternates with a bare round: a Channels ``group_send`` in the same server
-  (``combat/bench_socket.py``) of a message of Fray's average size to N other sockets, from a
+  (``combat/live/bench_socket.py``) of a message of Fray's average size to N other sockets, from a
   frame on one of them until every one has it. CPU per change is the servers' CPU time over
   each round. A third kind of round in the same turn, request+bare, is the bare broadcast
   started the way Fray's changes are: the referee's browser POSTs (its cookies, CSRF token,
@@ -1042,7 +1042,7 @@ async def first_load(port: int, browser: Browser, slug: str) -> list[tuple[str, 
 
 
 class Profiler:
-    """Tells each server's profiler (combat/bench_socket.py) what the rounds are now."""
+    """Tells each server's profiler (combat/live/bench_socket.py) what the rounds are now."""
 
     def __init__(self, sockets: list[RawWebSocket]) -> None:
         self.sockets = sockets

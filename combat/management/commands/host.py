@@ -17,7 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError, CommandParser
 
 from combat.logs import redact_path
-from combat.serving import DaphneCommand
+from combat.site.serving import DaphneCommand
 
 DEFAULT_PORT = 8000
 DEFAULT_BIND = "0.0.0.0"

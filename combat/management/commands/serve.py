@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.management.base import CommandError, CommandParser
 
 from combat.logs import RedactedAccessLog
-from combat.serving import DaphneCommand
+from combat.site.serving import DaphneCommand
 
 # What Django trusts to mean "the browser used HTTPS" once --proxy-headers says a proxy sets it.
 FORWARDED_PROTO = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -49,7 +49,7 @@ class Command(DaphneCommand):
         bind: str = options["bind"].strip() or self.default_bind
         self.prepare_data_folder()
         if options["proxy_headers"]:
-            # Requests and the websocket Origin check (combat/middleware.py) both read it.
+            # Requests and the websocket Origin check (combat/site/middleware.py) both read it.
             settings.SECURE_PROXY_SSL_HEADER = FORWARDED_PROTO
         log_stream = self._open_log(options["access_log"])
         try:

@@ -6,7 +6,7 @@ import os
 
 from django.urls import path, re_path
 
-from .consumers import DisplayConsumer, EncounterConsumer, NoSuchSocket
+from combat.live.consumers import DisplayConsumer, EncounterConsumer, NoSuchSocket
 
 websocket_urlpatterns = [
     path("ws/e/<slug:slug>/", EncounterConsumer.as_asgi()),
@@ -16,7 +16,7 @@ websocket_urlpatterns = [
 # Only in servers that `manage.py bench_live` starts (it sets FRAY_BENCH=1): a bare broadcast
 # to compare Fray's live updates with. Never routed in normal serving.
 if os.environ.get("FRAY_BENCH") == "1":
-    from .bench_socket import BenchSocket
+    from combat.live.bench_socket import BenchSocket
 
     websocket_urlpatterns.append(path("ws/bench/<str:group>/", BenchSocket.as_asgi()))
 

@@ -1,7 +1,7 @@
 """Django's PostgreSQL backend, but for three things: a kept connection that a request has
 just used without an error is not checked again before the next request's first query; a
 query log spells out the statements Fray prepares on the server (``DatabaseOperations``);
-and the writes ``combat.prepared.save_fields`` keeps for the next statement go before a
+and the writes ``combat.db.prepared.save_fields`` keeps for the next statement go before a
 commit and are dropped with a rollback.
 
 With ``CONN_HEALTH_CHECKS`` Django asks every kept connection ``SELECT 1`` before the first
@@ -21,7 +21,7 @@ from typing import Any
 
 from django.db.backends.postgresql import base, operations
 
-from combat.prepared import drop_waiting, send_waiting, spelled_out
+from combat.db.prepared import drop_waiting, send_waiting, spelled_out
 
 # How long after a request ends without an error its connection is taken as working.
 FRESH_SECONDS = 1.0
@@ -30,7 +30,7 @@ FRESH_SECONDS = 1.0
 class DatabaseOperations(operations.DatabaseOperations):
     def last_executed_query(self, cursor: Any, sql: str, params: Any) -> str | None:
         """Django's, with the statements Fray prepares on the server spelled out
-        (``combat.prepared.on_server``): a query log shows what each ran, not its name."""
+        (``combat.db.prepared.on_server``): a query log shows what each ran, not its name."""
         sent = super().last_executed_query(cursor, sql, params)
         return spelled_out(sent) if sent else sent
 
@@ -55,7 +55,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         super().connect()
         self.fine_at = float("-inf")
 
-    # Writes kept to go with the next statement (``combat.prepared.save_fields``) go before
+    # Writes kept to go with the next statement (``combat.db.prepared.save_fields``) go before
     # a commit, and go with a rollback or a closed connection.
     def _commit(self) -> None:
         if self.connection is not None:

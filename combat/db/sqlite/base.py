@@ -3,7 +3,7 @@ SQLite's ``?`` once per distinct query, not on every run.
 
 Django writes its SQL with ``%s`` and its SQLite cursor rewrites it, with a regular
 expression, before every run: about 20 µs for a combatant's fifty columns, more than some of
-the queries take to run. Fray asks the same few queries again and again (``combat.prepared``
+the queries take to run. Fray asks the same few queries again and again (``combat.db.prepared``
 keeps their SQL), so the rewritten text is kept, by query, in a bounded cache.
 """
 

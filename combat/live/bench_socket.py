@@ -1,6 +1,6 @@
 """For ``manage.py bench_live`` only: a websocket and a view, bare broadcasts to compare Fray with.
 
-``combat/routing.py`` routes ``ws/bench/<group>/`` here only when the server's environment has
+``combat/live/routing.py`` routes ``ws/bench/<group>/`` here only when the server's environment has
 ``FRAY_BENCH=1``, which the benchmark sets for the servers it starts; normal serving never has
 it, and the path then gets the catch-all 4404 like any other unknown socket.
 
@@ -11,9 +11,9 @@ in the group forwards it untouched. That is the floor for Fray's live updates: t
 channel layer, sockets and message size, and no database, no rendering.
 
 A change in Fray starts from an HTTP request, though, not from a frame. ``bench_send`` is the
-floor for that: a plain POST (``bench/send/<group>/``, routed by ``combat/urls.py`` only with
+floor for that: a plain POST (``bench/send/<group>/``, routed by ``combat/site/urls.py`` only with
 ``FRAY_BENCH=1`` too) through the whole middleware stack, sessions, CSRF, gzip and all, whose
-view does just what ``combat.live.announce`` does once a change has committed, a
+view does just what ``combat.live.state.announce`` does once a change has committed, a
 ``group_send`` from sync code, here of the same message as a frame would make, and answers 204.
 It never reads the session: finding out who asks is part of Fray's own work, not the floor.
 
@@ -107,7 +107,7 @@ class BenchSocket(AsyncWebsocketConsumer):
 @require_POST
 def bench_send(request: HttpRequest, group: str) -> HttpResponse:
     """``seq`` and ``bytes`` POSTed as a form: ``group_send`` the bare socket's message to
-    the group ``bench-<group>``, as ``combat.live.announce`` sends Fray's after a commit (a
+    the group ``bench-<group>``, as ``combat.live.state.announce`` sends Fray's after a commit (a
     plain sync view, as Fray's are); 204. Anything out of bounds is a 400 and sends nothing."""
     seq, size = request.POST.get("seq", ""), request.POST.get("bytes", "")
     if not (_GROUP.fullmatch(group) and _SEQ.fullmatch(seq) and _SIZE.fullmatch(size)):
@@ -126,7 +126,7 @@ def bench_send(request: HttpRequest, group: str) -> HttpResponse:
 # --------------------------------------------------------------------------- the profiler
 
 _STDLIB = re.compile(r"^.*/(?:site-packages|lib/python3\.\d+)/")
-_BASE = str(Path(__file__).resolve().parent.parent) + os.sep
+_BASE = str(Path(__file__).resolve().parents[2]) + os.sep
 
 
 @functools.cache
@@ -214,9 +214,9 @@ class Profiles:
 # channel layer, and sending on sockets.
 ANCHORS = (
     "combat/views/",
-    "combat/live.py",
-    "combat/hub.py",
-    "combat/consumers.py:",
+    "combat/live/state.py",
+    "combat/live/hub.py",
+    "combat/live/consumers.py:",
     "combat/actions.py",
     "combat/access.py",
     "rules/",

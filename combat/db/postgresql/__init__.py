@@ -1,2 +1,2 @@
 """Django's PostgreSQL backend, with a kept connection checked only when it may have gone
-stale (``combat.postgresql.base``)."""
+stale (``combat.db.postgresql.base``)."""

@@ -210,7 +210,7 @@ def _updated(cursor: Any) -> None:
 # (``lock_later``), written to give one row, as a write that found its row does. A write
 # that affected no row fails as it would have, only later in the same transaction (which
 # then rolls back whole, as before). Before a commit the writes go on their own
-# (``combat.postgresql``); a rollback drops them.
+# (``combat.db.postgresql``); a rollback drops them.
 
 _WAITING = threading.local()  # per thread: database alias -> [(sql, params)] not yet sent
 
@@ -580,7 +580,7 @@ def _prepare(db: Any, connection: Any, name: str, sql: str) -> bool:
 def spelled_out(sent: str) -> str:
     """``sent`` (SQL as it went to the server) with each ``EXECUTE`` of a statement
     ``on_server`` prepared spelled out: the statement's own text, then its name, before the
-    values it ran with. For query logs (``combat.postgresql``'s ``last_executed_query``) and
+    values it ran with. For query logs (``combat.db.postgresql``'s ``last_executed_query``) and
     those who read them."""
 
     def text(match: re.Match[str]) -> str:

@@ -1,2 +1,2 @@
 """Django's SQLite backend, with its queries' placeholders rewritten once per query
-(``combat.sqlite.base``)."""
+(``combat.db.sqlite.base``)."""

@@ -1,6 +1,6 @@
 """The encounter's websocket: joins its table's hub, and brings its page up to date on every change.
 
-What it sends comes from this process's hub for the encounter (``combat.hub``): the change
+What it sends comes from this process's hub for the encounter (``combat.live.hub``): the change
 loaded once and rendered once per audience, a delta when the page is at the view before, a
 full snapshot when it is not. The hub hears of changes and hands each socket its message
 (``deliver``); a socket itself only answers its page's checks. Who may look is judged again
@@ -20,9 +20,9 @@ from django.conf import settings
 from django.utils.translation import get_supported_language_variant
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from . import hub
-from .access import DISPLAYS_KEY, REFEREE_KEY, SEATS_KEY, display_mark
-from .live import Audience, State
+from combat.access import DISPLAYS_KEY, REFEREE_KEY, SEATS_KEY, display_mark
+from combat.live import hub
+from combat.live.state import Audience, State
 
 # A browser sends {"type": "sync"} and its heartbeat {"type": "ping"}; anything longer is not
 # from our page, and is dropped before parsing (deeply nested JSON would exhaust the parser's

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "combat.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "combat.site.settings")
 
 import django
 from channels.routing import ProtocolTypeRouter, URLRouter
@@ -12,9 +12,9 @@ from channels.sessions import SessionMiddlewareStack
 
 django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application does
 
-from .handler import Handler  # noqa: E402
-from .middleware import SameOriginWebsocket  # noqa: E402
-from .routing import websocket_urlpatterns  # noqa: E402
+from combat.live.routing import websocket_urlpatterns  # noqa: E402
+from combat.site.handler import Handler  # noqa: E402
+from combat.site.middleware import SameOriginWebsocket  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

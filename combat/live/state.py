@@ -3,7 +3,7 @@
 A change is announced on the encounter's channel group with its sequence number only. Each
 process then loads the encounter's state once and renders it once per *audience* that sees it
 differently (the referee; players, per language; a seat's own rows), never once per socket
-(see ``combat.hub``). What one audience sees at one sequence number is a :class:`View`: its
+(see ``combat.live.hub``). What one audience sees at one sequence number is a :class:`View`: its
 rows, log entries and sections, each kept as HTML. Two views of the same audience give the
 *delta* a socket needs to go from one to the other: the rows and entries that changed, a
 section only when its shape changed, and the new sequence number with the one the delta
@@ -38,14 +38,14 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 
-from .access import Viewer, referee_mark
-from .fragments import drawn, logged_once, part_notice, row_notice
-from .lru import Lru
-from .models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
-from .prepared import Named, Prepared, Read, read_together
+from combat.access import Viewer, referee_mark
+from combat.db.prepared import Named, Prepared, Read, read_together
+from combat.fragments import drawn, logged_once, part_notice, row_notice
+from combat.lru import Lru
+from combat.models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
 
 if TYPE_CHECKING:
-    from .rounds import Standing
+    from combat.rounds import Standing
 
 Row = TypeVar("Row", Combatant, int)
 Fixed = tuple[Any, ...]
@@ -57,7 +57,7 @@ def announce(encounter: Encounter) -> None:
     group, seq, pk = encounter.group_name, encounter.seq, encounter.pk
 
     def send() -> None:
-        from .hub import claim_render, render_here  # the hub builds on this module
+        from combat.live.hub import claim_render, render_here  # the hub builds on this module
 
         # Claimed before the announcement, rendered after it: other processes start on the
         # change while this one renders it, and this one's hub leaves it to this thread.
@@ -98,7 +98,7 @@ def table_ahead(encounter: Encounter) -> tuple[int | None, list[Named]]:
     """What a load after a change to ``encounter`` asks (``State.ahead``), for a worker whose
     last state is at ``encounter``'s number before the change (or this worker's, when it
     shows the table live): that number, and the queries."""
-    from .hub import HUBS  # the hub builds on this module
+    from combat.live.hub import HUBS  # the hub builds on this module
 
     hub = HUBS.get(encounter.pk)
     state = hub.state if hub is not None else None
@@ -198,7 +198,7 @@ def pending_by_combatant(encounter: Encounter) -> dict[int, list[PendingSave]]:
 
 def _holds(encounter: Encounter) -> dict[int, list[Any]]:
     """BECMI's running holds by combatant: one query on a BECMI table, none elsewhere."""
-    from .becmi_special import holds_by_combatant  # built on this module
+    from combat.becmi_special import holds_by_combatant  # built on this module
 
     return holds_by_combatant(encounter)
 
@@ -260,8 +260,8 @@ def in_turn_order(rows: Iterable[Combatant], turn: dict[str, Any]) -> list[Comba
 
 def live_context(viewer: Viewer) -> dict[str, Any]:
     """Everything the live fragments need, filtered to what ``viewer`` may see (the page)."""
-    from .party import follows  # built on this module
-    from .rounds import conditions_by_combatant, round_context
+    from combat.party import follows  # built on this module
+    from combat.rounds import conditions_by_combatant, round_context
 
     encounter = viewer.encounter
     combatants = in_turn_order(viewer.visible_combatants(), encounter.turn)
@@ -446,7 +446,7 @@ class State:
     def ahead(encounter_id: int, since: int | None) -> list[Named]:
         """The queries every load of the encounter asks, the log's since number ``since``
         when the load follows a state at that number."""
-        from .rounds import RUNNING  # built on this module
+        from combat.rounds import RUNNING  # built on this module
 
         ahead = [(_ENCOUNTER, (encounter_id,)), (RUNNING, (encounter_id,))]
         ahead += [(_PENDING, (encounter_id,)), *((_STORED[m], (encounter_id,)) for m in _STORED)]
@@ -458,7 +458,7 @@ class State:
     def _load(
         cls, encounter_id: int, referee: bool, players: bool, previous: State | None
     ) -> State | None:
-        from .rounds import conditions_by_combatant  # built on this module
+        from combat.rounds import conditions_by_combatant  # built on this module
 
         encounter = next(iter(_ENCOUNTER(encounter_id)), None)
         if encounter is None:
@@ -510,7 +510,7 @@ class State:
         """The round as it stands, worked out once for every audience. A round whose stored
         state cannot be worked out stands still (no one acts): ``round_broken`` says so, and
         the round's section shows a notice instead (``_banner``)."""
-        from .rounds import Standing, standing  # built on this module
+        from combat.rounds import Standing, standing  # built on this module
 
         def still() -> Standing:
             self.round_broken = True
@@ -587,7 +587,7 @@ def _reread(
     """``encounter``'s rows of ``model`` as they are now, in their usual order, reusing
     ``previous``'s instance of each row whose stored values have not changed since.
 
-    The rows are read as the database stores them, by a prepared query (``combat.prepared``),
+    The rows are read as the database stores them, by a prepared query (``combat.db.prepared``),
     and only the rows that differ from the previous load become instances again (a combatant
     has some fifty columns: making instances of them was most of a load). A changed row
     the previous load had becomes one from what was just read, with the columns left out of
@@ -771,7 +771,7 @@ def _row(
         return before.rows[pk]
 
     def draw() -> str:
-        from .templatetags.fray_live import row_html  # the page's own, with no CSRF token
+        from combat.templatetags.fray_live import row_html  # the page's own, with no CSRF token
 
         language = audience.language
         context = {
@@ -813,7 +813,7 @@ def _rest_key(key: tuple[Any, ...], combatant: Combatant) -> tuple[Any, ...]:
 
 
 def _entry(state: State, audience: Audience, entry: LogEntry, key: tuple[Any, ...]) -> str:
-    from .templatetags.fray_live import entry_html  # the page's own, with no CSRF token
+    from combat.templatetags.fray_live import entry_html  # the page's own, with no CSRF token
 
     def render() -> str:
         with translation.override(audience.language):
@@ -1082,7 +1082,7 @@ class _Section:
 
 def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int]) -> str:
     """The round's section for ``audience`` (a seat's says when its side acts)."""
-    from .rounds import round_context  # built on this module
+    from combat.rounds import round_context  # built on this module
 
     def broken() -> str:
         context = {"encounter": state.encounter, "oob": True}
@@ -1129,7 +1129,7 @@ def _moved(state: State, audience: Audience) -> str:
     if encounter.moved_on_to_id is None:  # hidden, empty, the same for every audience
         moved_on_to, can, key = None, False, ("moved", encounter.slug)
     else:
-        from .party import follows  # built on this module
+        from combat.party import follows  # built on this module
 
         moved_on_to = encounter.moved_on_to
         can = follows(_viewer_of(state, audience))

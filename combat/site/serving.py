@@ -38,14 +38,14 @@ from whitenoise import compress
 from whitenoise.middleware import WhiteNoiseMiddleware
 from whitenoise.storage import CompressedManifestStaticFilesStorage
 
-# Settings that combat/settings.py computes from DEBUG when it is imported, with their value
+# Settings that combat/site/settings.py computes from DEBUG when it is imported, with their value
 # for DEBUG off. Forcing DEBUG off at run time must force these too; a test parses the
 # settings module and fails when a new one is missing here.
 DEBUG_DERIVED: dict[str, object] = {"WHITENOISE_AUTOREFRESH": False}
 
 # Daphne's cap on a websocket message holds for what the server sends too: a referee's full
 # snapshot of a large table is tens of kilobytes, so the cap stays Daphne's megabyte. What a
-# browser may send is judged by the consumer (``combat.consumers.MAX_FRAME_CHARS``).
+# browser may send is judged by the consumer (``combat.live.consumers.MAX_FRAME_CHARS``).
 WEBSOCKET_MAX_MESSAGE_BYTES = 1024 * 1024
 
 PRIVATE_DIR = 0o700
@@ -294,7 +294,7 @@ def _write_atomically(path: Path, text: str) -> None:
 
 def configured_sqlite_file() -> Path | None:
     database = settings.DATABASES["default"]
-    if database["ENGINE"] not in ("combat.sqlite", "django.db.backends.sqlite3"):
+    if database["ENGINE"] not in ("combat.db.sqlite", "django.db.backends.sqlite3"):
         return None
     return Path(database["NAME"])
 
@@ -415,13 +415,13 @@ LISTEN_BACKLOG = 1024
 
 def connect_ahead() -> None:
     """Open before listening the database connections the live parts keep open: the render
-    thread's (``combat.hub``) and that of the thread asgiref runs sockets' database work on
+    thread's (``combat.live.hub``) and that of the thread asgiref runs sockets' database work on
     (their sessions). A fresh worker's first sockets otherwise waited for both to connect,
     one after the other (on PostgreSQL, tens of milliseconds)."""
     from asgiref.sync import sync_to_async
     from django.db import connection
 
-    from .hub import RENDER_THREAD
+    from combat.live.hub import RENDER_THREAD
 
     def connect() -> None:
         connection.ensure_connection()  # the connection of the thread this runs on

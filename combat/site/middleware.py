@@ -2,7 +2,7 @@
 
 Three Django middlewares (``PrivatePagesMiddleware``, ``QuietRefusalsMiddleware``,
 ``ContentSecurityPolicyMiddleware``) and one ASGI guard for websockets (``SameOriginWebsocket``),
-which ``combat/asgi.py`` puts in front of every socket.
+which ``combat/site/asgi.py`` puts in front of every socket.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from django.http.request import split_domain_port, validate_host
 from django.urls import get_resolver, get_urlconf
 from django.utils.cache import patch_cache_control
 
-from .capabilities import prefix_pattern
+from combat.capabilities import prefix_pattern
 
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Any]

@@ -6,8 +6,8 @@ import os
 
 from django.urls import include, path
 
-from .capabilities import DISPLAY, JOIN, REFEREE
-from .views import (
+from combat.capabilities import DISPLAY, JOIN, REFEREE
+from combat.views import (
     becmi,
     bestiary,
     characters,
@@ -23,7 +23,7 @@ from .views import (
     transfer,
     zones_tables,
 )
-from .views import zones as zone_views
+from combat.views import zones as zone_views
 
 encounter_patterns = [
     path("", pages.encounter, name="encounter"),
@@ -113,9 +113,9 @@ urlpatterns = [
 ]
 
 # Only in servers that `manage.py bench_live` starts (it sets FRAY_BENCH=1), as the bench socket
-# in combat/routing.py: a plain POST that broadcasts, the floor for what a change costs before
+# in combat/live/routing.py: a plain POST that broadcasts, the floor for what a change costs before
 # Fray's own work. Never routed in normal serving.
 if os.environ.get("FRAY_BENCH") == "1":
-    from .bench_socket import bench_send
+    from combat.live.bench_socket import bench_send
 
     urlpatterns.append(path("bench/send/<str:group>/", bench_send, name="bench_send"))

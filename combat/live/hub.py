@@ -3,7 +3,7 @@
 A change is announced once per process, not once per socket: each hub listens on a channel
 of its own that is the only member this process adds to the encounter's group. On an
 announcement the hub loads the encounter once, renders it once per audience
-(``combat.live.View``) and hands every socket its message itself, a plain send on the socket
+(``combat.live.state.View``) and hands every socket its message itself, a plain send on the socket
 with no channel-layer message and no task per socket. That is the whole cost a bare
 ``group_send`` has, plus one load and one render per audience.
 
@@ -36,9 +36,9 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.core.exceptions import SynchronousOnlyOperation
 from django.db import InterfaceError, OperationalError, connection
 
-from .live import Audience, State, View, build_views, decoded, read_follows
-from .models import Combatant, Encounter, Seat
-from .prepared import Read, reading
+from combat.db.prepared import Read, reading
+from combat.live.state import Audience, State, View, build_views, decoded, read_follows
+from combat.models import Combatant, Encounter, Seat
 
 logger = logging.getLogger(__name__)
 Row = TypeVar("Row", Combatant, Seat)
@@ -348,7 +348,7 @@ class TableHub:
                 await layer.group_discard(group_of(self.encounter_id), self.channel)
 
 
-# Rendering fills the fragment caches of ``combat.live``: one render at a time, whether on
+# Rendering fills the fragment caches of ``combat.live.state``: one render at a time, whether on
 # the render thread or in the request that made a change. Reentrant: a render that came to
 # read the combatants through a viewer (``rows_at``) would otherwise wait for itself.
 RENDER_LOCK = threading.RLock()
@@ -533,7 +533,7 @@ def render_here(hub: TableHub, seq: int, read: tuple[int | None, Read] | None = 
 def _to_loop(loop: asyncio.AbstractEventLoop, callback: Callable[..., None], *args: Any) -> None:
     """``callback(*args)`` on ``loop``, from a request's thread, in a context of its own: what
     it starts (sending, rendering) outlives the request, whose thread-sensitive context
-    (``combat.handler``) refuses thread-sensitive calls once the request has ended."""
+    (``combat.site.handler``) refuses thread-sensitive calls once the request has ended."""
     loop.call_soon_threadsafe(callback, *args, context=contextvars.Context())
 
 

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parents[2]
 
 
 def env_str(name: str, default: str = "") -> str:
@@ -99,11 +99,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "combat.middleware.PrivatePagesMiddleware",
-    "combat.middleware.QuietRefusalsMiddleware",
+    "combat.site.middleware.PrivatePagesMiddleware",
+    "combat.site.middleware.QuietRefusalsMiddleware",
     # Static files answer here, before anything below runs: pre-compressed at collect time,
-    # so GZipMiddleware never sees them (combat/serving.py).
-    "combat.serving.StaticFilesMiddleware",
+    # so GZipMiddleware never sees them (combat/site/serving.py).
+    "combat.site.serving.StaticFilesMiddleware",
     # Compresses every other response, so it sits above everything that reads or writes a body
     # (Django's ordering advice). Pages carry CSRF tokens, hence BREACH: Django masks the token
     # afresh on every response, and since 4.2 this middleware adds "Heal the Breach" padding,
@@ -116,13 +116,13 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # django-csp's, naming the page's own websocket origin in connect-src (combat.middleware).
-    "combat.middleware.ContentSecurityPolicyMiddleware",
+    # django-csp's, naming the page's own websocket origin in connect-src (combat.site.middleware).
+    "combat.site.middleware.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
-ROOT_URLCONF = "combat.urls"
-ASGI_APPLICATION = "combat.asgi.application"
+ROOT_URLCONF = "combat.site.urls"
+ASGI_APPLICATION = "combat.site.asgi.application"
 
 TEMPLATES = [
     {
@@ -148,8 +148,8 @@ def _database_from_url(url: str) -> dict[str, object]:
         raise ImproperlyConfigured(f"DATABASE_URL must be postgres://…, not {parts.scheme!r}")
     return {
         # Django's, with a connection a request has just used not checked again
-        # (combat.postgresql.base).
-        "ENGINE": "combat.postgresql",
+        # (combat.db.postgresql.base).
+        "ENGINE": "combat.db.postgresql",
         "NAME": unquote(parts.path.lstrip("/")),
         "USER": unquote(parts.username or ""),
         "PASSWORD": unquote(parts.password or ""),
@@ -164,9 +164,9 @@ def _database_from_url(url: str) -> dict[str, object]:
 
 # Persistent connections under ASGI: Django's documentation advises against them because
 # sync code may run on many threads, each keeping a connection. Here requests run on a few
-# kept threads (``combat.handler``), every consumer's database work on the one thread asgiref
+# kept threads (``combat.site.handler``), every consumer's database work on the one thread asgiref
 # keeps for thread-sensitive code, and the live renderer on one thread of its own
-# (``combat.hub``): a handful of connections per process, whatever the load. Reconnecting
+# (``combat.live.hub``): a handful of connections per process, whatever the load. Reconnecting
 # for every request cost about 1.2 ms of CPU on SQLite and more on PostgreSQL, against 0.5 ms
 # for a typical query.
 DATABASE_URL = env_str("DATABASE_URL")
@@ -175,8 +175,8 @@ if DATABASE_URL:
 else:
     DATABASES = {
         "default": {
-            # Django's, with each query's placeholders rewritten once (combat.sqlite.base).
-            "ENGINE": "combat.sqlite",
+            # Django's, with each query's placeholders rewritten once (combat.db.sqlite.base).
+            "ENGINE": "combat.db.sqlite",
             "NAME": DATA_DIR / "fray.sqlite3",
             "OPTIONS": {
                 # Without IMMEDIATE a transaction that reads then writes fails at once with
@@ -239,7 +239,7 @@ STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # `host` and `serve` collect here at startup, only when the sources changed: hashed names
 # (fray.3f2a….css) cached for a year, with gzip and brotli copies. Nobody runs
-# collectstatic by hand (combat/serving.py).
+# collectstatic by hand (combat/site/serving.py).
 STATIC_ROOT = DATA_DIR / "static"
 try:  # whitenoise warns about a missing folder, even when nothing was collected
     DATA_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -249,21 +249,21 @@ except OSError:
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     # Without a collect (tests, runserver) it names the plain files instead of failing.
-    "staticfiles": {"BACKEND": "combat.serving.StaticFilesStorage"},
+    "staticfiles": {"BACKEND": "combat.site.serving.StaticFilesStorage"},
 }
 # Half the collect time: the plain-named copies are never linked from a page.
 WHITENOISE_KEEP_ONLY_HASHED_FILES = True
 # Plain names come straight from the app folders: for the test suite and runserver, which
 # never collect, and for anyone who asks for /static/fray.css by name.
 WHITENOISE_USE_FINDERS = True
-WHITENOISE_AUTOREFRESH = DEBUG  # host and serve force it off with DEBUG (combat/serving.py)
+WHITENOISE_AUTOREFRESH = DEBUG  # host and serve force it off with DEBUG (combat/site/serving.py)
 
 # Security headers that make sense on plain-HTTP LAN hosting; the HTTPS ones are documented
 # as deliberately off in README (``check --deploy`` warns about exactly those).
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-# Browsers ignore COOP over plain HTTP and log an error on every page; combat.middleware sends
+# Browsers ignore COOP over plain HTTP and log an error on every page; combat.site.middleware sends
 # it on HTTPS requests only.
 SECURE_CROSS_ORIGIN_OPENER_POLICY = None
 # --- `check --deploy` on plain HTTP (owned by the host command's author; see README) ---
