@@ -318,7 +318,9 @@ def save_edit(viewer: Viewer, form: Any, row: Model, once: str = "") -> Model:
     if form.conflicts:
         return current
     hp = changes.pop("hp", None) if isinstance(current, Combatant) else None
-    from combat import systems  # the rules system: fixed from the first roll (checked again here)
+    from combat.systems import (
+        terms as systems,  # the rules system: fixed from the first roll (checked again here)
+    )
 
     if "system" in changes and systems.has_rolled(current):
         changes.pop("system")
@@ -844,7 +846,7 @@ def _put_back(viewer: Viewer, entry: LogEntry) -> tuple[list[dict[str, int]], li
     they brought back to life."""
     _undo_round(viewer, entry)
     if entry.data.get("restore"):  # BECMI: a knock-out, a hold, a ship's state
-        from combat import becmi_special
+        from combat.systems.becmi import special as becmi_special
 
         becmi_special.undo(viewer, entry)
     reversed_effects = []

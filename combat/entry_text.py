@@ -3,7 +3,7 @@
 Every change draws its new entry once per language and audience that sees it (the referee;
 players in each language), so the common kinds (attacks, saves, checks, damage and healing,
 rests, free rolls, undos) are written in Python; the rarer ones keep their templates
-(``templates/combat/_dw_log.html``, ``_becmi_log.html``, ``_becmi_special_log.html``,
+(``templates/dolmenwood/_log.html``, ``_becmi_log.html``, ``_becmi_special_log.html``,
 ``_zone_log.html``, ``_log_group.html``, ``_log_round.html``), which get the same context the
 entry's template gave them.
 
@@ -187,11 +187,11 @@ class _Drawing:
         if entry.secret and not self.referee:
             return self.secret()
         if _at(d, "system") == "dolmenwood":
-            return [self.template("combat/_dw_log.html")]
+            return [self.template("dolmenwood/_log.html")]
         if _at(d, "becmi"):  # BECMI striking, wrestling, ships
-            return [self.template("combat/_becmi_special_log.html")]
+            return [self.template("becmi/_special_log.html")]
         if _at(d, "system") == "becmi":
-            return [self.template("combat/_becmi_log.html")]
+            return [self.template("becmi/_log.html")]
         if kind == "attack" and _at(d, "skipped"):
             return [self.template("combat/_log_group.html", part="skipped")]
         drawn = _KINDS.get(kind)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from django import forms
@@ -21,7 +23,7 @@ from django.urls import reverse
 from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from combat import body_fields, bounded, classes, monsters, systems
+from combat import body_fields, bounded, classes, monsters
 from combat.access import Viewer
 from combat.classes import ABILITY_FIELDS, CHARACTER_FIELDS
 from combat.errors import Refused, message_for
@@ -41,13 +43,21 @@ from combat.models import (
     RulesSystem,
     Side,
 )
+from combat.systems import terms as systems
 from rules import dice, ose
+from rules import dolmenwood as dw
+from rules.core import Modifier
 from rules.errors import RulesError
 
-PLAYABLE_SYSTEMS = set(systems.PLAYABLE)  # the rules systems the table plays (combat.systems)
+PLAYABLE_SYSTEMS = set(systems.PLAYABLE)  # the rules systems the table plays (combat.systems.terms)
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 MODIFIER_LIMIT = 20
-SHIP_FIELDS = ("speed", "crew", "rowers", "rowers_lost")  # BECMI ships (combat.becmi_special)
+SHIP_FIELDS = (
+    "speed",
+    "crew",
+    "rowers",
+    "rowers_lost",
+)  # BECMI ships (combat.systems.becmi.special)
 MONSTER_FIELDS = ("attacks", "movement", "xp", "special_notes")  # combat.monsters
 
 
@@ -206,7 +216,7 @@ class EncounterForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        # The model knows every system; the table plays those wired up (combat.systems).
+        # The model knows every system; the table plays those wired up (combat.systems.terms).
         self.fields["system"].choices = [
             (value, label) for value, label in RulesSystem.choices if value in PLAYABLE_SYSTEMS
         ]
@@ -228,7 +238,7 @@ class EncounterSettingsForm(MergingForm):
             "reroll_ties",
             "helpless_rule",
             "hit_locations",
-            "system",  # combat.systems: changeable until the first roll
+            "system",  # combat.systems.terms: changeable until the first roll
             "players_roll_chances",
         ]
 
@@ -303,12 +313,12 @@ class CombatantForm(MergingForm):
             "hidden",
             "seat",
             *body_fields.BODY_FIELDS,
-            "attack_bonus",  # Dolmenwood (combat.system_forms): popped for other systems
+            "attack_bonus",  # Dolmenwood's (its package's forms): popped for others
             "wis_score",
             "skills",
             "immunities",
             *CHARACTER_FIELDS,  # class, level, abilities, notes (combat.character_forms)
-            *SHIP_FIELDS,  # a BECMI ship's (combat.becmi_special): popped for anything else
+            *SHIP_FIELDS,  # a BECMI ship's (combat.systems.becmi.special): popped for anything else
             *MONSTER_FIELDS,  # attacks, movement, XP, special notes (combat.monsters)
         ]
         field_classes = {"attacks": monsters.AttacksField, "saves_as": monsters.SavesAsField}
@@ -343,7 +353,7 @@ class CombatantForm(MergingForm):
             self.fields[name].widget.attrs.update(min=SAVE_MIN, max=SAVE_MAX)
         for name in ("str_score", "dex_score"):
             self.fields[name].widget.attrs.update(min=ABILITY_MIN, max=ABILITY_MAX)
-        from combat.system_forms import adapt_combatant_form  # built on this module
+        from combat.systems.dolmenwood.forms import adapt_combatant_form  # built on this module
 
         adapt_combatant_form(self, systems.is_dolmenwood(encounter))
         from combat import character_forms
@@ -394,7 +404,7 @@ class CombatantForm(MergingForm):
             saves = {}
         saves = clean_saves_as(self, data, saves)  # "saves as Fighter 3" (combat.classes)
         if systems.is_dolmenwood(self.encounter):  # the attack bonus stands for THAC0
-            from combat.system_forms import clean_dolmenwood_combatant
+            from combat.systems.dolmenwood.forms import clean_dolmenwood_combatant
 
             clean_dolmenwood_combatant(self, data)
         derived |= {f"save_{key}": value for key, value in saves.items()}
@@ -734,7 +744,7 @@ class AttackForm(RollForm):
         *body_fields.SPECIAL_FIELDS,
     )
     # The target's posture and the wound's dice reach ``actions.attack``; a subclass for
-    # another rules system (combat.system_forms) calls its own action, and offers them once
+    # another rules system (Dolmenwood's forms) calls its own action, and offers them once
     # that action takes ``posture`` and ``wound_dice`` too: it says so by setting this True.
     location_extras: bool | None = None
 
@@ -955,3 +965,38 @@ class FreeRollForm(ActionForm):
         if expression is None:
             raise forms.ValidationError(_("Give a dice expression, e.g. 2d6."))
         return expression
+
+
+# --- shared by the rules systems' roll forms --------------------------------------------------
+
+CHECK_MODIFIER_HELP = _("Usually −2 (very hard) to +2 (very easy).")
+ROLL_MODIFIER_HELP = _("Usually −4 (very hard) to +4 (very easy).")
+
+
+@dataclass(frozen=True)
+class SystemOdds:
+    """What ``combat/_odds.html`` shows (``needed``+ · chance), and notes under it. As for
+    OSE, ``needed`` is the total the roll must reach (what the log will say it needed); the
+    chance counts the modifiers and the naturals that always fail or succeed."""
+
+    needed: int
+    chance: Fraction
+    under: bool = False
+    notes: tuple[str, ...] = ()
+    matrix: None = None
+    location: Any = None
+
+
+def situational(value: int) -> tuple[Modifier, ...]:
+    return (Modifier(value, dw.SITUATIONAL),) if value else ()
+
+
+def form_values(form: forms.Form) -> dict[str, Any]:
+    """The form's valid values so far, posted or prefilled (as ``combat.odds`` reads them)."""
+    from combat.odds import _values as values_of
+
+    return values_of(form)
+
+
+def rules_error(form: forms.Form, field: str | None, error: RulesError) -> None:
+    form.add_error(field, message_for(error))

@@ -61,7 +61,10 @@ class Kind(models.TextChoices):
     CHARACTER = "character", _("Character")
     MONSTER = "monster", _("Monster")
     NORMAL_HUMAN = "normal_human", _("Normal human")
-    SHIP = "ship", _("Ship")  # BECMI naval combat (combat.becmi_special): hit points are hull
+    SHIP = (
+        "ship",
+        _("Ship"),
+    )  # BECMI naval combat (combat.systems.becmi.special): hit points are hull
 
 
 class InitiativeMode(models.TextChoices):
@@ -176,7 +179,8 @@ class Encounter(models.Model):
         default=False,
         help_text=_("Each hit lands in a body zone: zone hit points, severed limbs, bleeding."),
     )
-    # Dolmenwood (combat.dolmenwood): players may roll the referee's X-in-6 and percentage chances.
+    # Dolmenwood (combat.systems.dolmenwood): players may roll the referee's X-in-6 and
+    # percentage chances.
     players_roll_chances = models.BooleanField(
         _("players may make chance rolls"),
         default=False,
@@ -376,7 +380,7 @@ COMBATANT_BOUNDS = {
     "weapon_ft": "weapon_ft",
     "attack_bonus": "attack_bonus",  # Dolmenwood
     "wis_score": "ability",
-    "speed": "speed",  # a BECMI ship (combat.becmi_special)
+    "speed": "speed",  # a BECMI ship (combat.systems.becmi.special)
     "crew": "crew",
     "rowers": "rowers",
     "rowers_lost": "rowers_lost",
@@ -452,7 +456,7 @@ class Combatant(models.Model):
         validators=within("weapon_ft"),
     )
     zones = models.JSONField(default=dict, blank=True)
-    # Dolmenwood (combat.systems): ascending attack bonus (None: 19 - THAC0), WIS for saves
+    # Dolmenwood (combat.systems.terms): ascending attack bonus (None: 19 - THAC0), WIS for saves
     # against magic (None: a monster, no modifier), the skill sheet and the immunities.
     attack_bonus = models.SmallIntegerField(
         _("attack bonus"), null=True, blank=True, validators=within("attack_bonus")
@@ -483,7 +487,7 @@ class Combatant(models.Model):
         _("CHA"), null=True, blank=True, validators=within("ability")
     )
     notes = models.CharField(_("notes"), max_length=NOTES_LIMIT, blank=True)
-    # BECMI naval combat (combat.becmi_special): a ship's hit points are its hull points; its
+    # BECMI naval combat (its package's special): a ship's hit points are its hull points; its
     # base speed, crew and rowers (those lost slow it), and hull points temporarily repaired.
     speed = models.PositiveIntegerField(
         _("speed"), null=True, blank=True, validators=within("speed")
@@ -542,12 +546,12 @@ class Combatant(models.Model):
     # Set for many rows at once by whoever loaded them (``combat.live.state``), else read here.
     shown_conditions = Preloaded(lambda c: c.conditions.running())
     saves_to_roll = Preloaded(lambda c: c.pending_saves.filter(resolved=False))
-    # BECMI wrestling (combat.becmi_special): the holds this combatant is in, as a row says them.
+    # BECMI wrestling (becmi's special): the holds this combatant is in, as a row says them.
     holds = Preloaded(lambda c: _holds_of(c))
 
 
 def _holds_of(combatant: Combatant) -> list[Any]:
-    from combat.becmi_special import holds_of  # built on this module
+    from combat.systems.becmi.special import holds_of  # built on this module
 
     return holds_of(combatant)
 
@@ -654,7 +658,7 @@ class EntryKind(models.TextChoices):
     ZONE = "zone", _("Body zone")
     SKILL = "skill", _("Skill check")  # Dolmenwood
     CHANCE = "chance", _("Chance roll")  # Dolmenwood
-    STRIKE = "strike", _("Unarmed strike")  # BECMI (combat.becmi_special)
+    STRIKE = "strike", _("Unarmed strike")  # BECMI (combat.systems.becmi.special)
     WRESTLE = "wrestle", _("Wrestling")  # BECMI
     NAVAL = "naval", _("Naval combat")  # BECMI
 
@@ -717,7 +721,7 @@ class LogEntry(models.Model):
         (its latest change), a morale check or a condition."""
         if self.kind == EntryKind.UNDO:
             return False
-        # BECMI (combat.becmi_special): a hold, a knock-out or a ship's state to put back.
+        # BECMI (combat.systems.becmi.special): a hold, a knock-out or a ship's state to put back.
         restore = isinstance(self.data, dict) and bool(self.data.get("restore"))
         return bool(self.effects) or self.kind in UNDOABLE_WITHOUT_EFFECTS or restore
 
@@ -772,7 +776,7 @@ WRESTLE_BOUNDS = {
 
 
 class Wrestle(models.Model):
-    """BECMI wrestling between two combatants (``combat.becmi_special``): it lasts across
+    """BECMI wrestling between two combatants (``combat.systems.becmi.special``): it lasts across
     rounds until one breaks free, a side dies or the referee ends it. The attacker is the one
     who started it; helpers are combatant ids on each side; basic ACs as given at the start."""
 

@@ -169,7 +169,9 @@ def for_form(form: forms.Form) -> Odds | DiceOdds | None:
             helpless = _helpless(form, _values(form))
             if helpless is not None:
                 return helpless
-        if hasattr(form, "system_odds"):  # another rules system's form (combat.system_forms)
+        if hasattr(
+            form, "system_odds"
+        ):  # another rules system's form (combat.systems.dolmenwood.forms)
             return form.system_odds()
         for kind, odds_of in _ODDS:
             if isinstance(form, kind):

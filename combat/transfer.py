@@ -31,7 +31,7 @@ from django.utils.translation import gettext_lazy as _
 
 from combat import body_fields, monsters, zones
 from combat.models import Combatant, Condition, Encounter, RulesSystem, Side
-from combat.systems import IMMUNITIES
+from combat.systems.terms import IMMUNITIES
 from rules import rounds as round_rules
 from rules.errors import RulesError
 

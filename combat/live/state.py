@@ -198,7 +198,7 @@ def pending_by_combatant(encounter: Encounter) -> dict[int, list[PendingSave]]:
 
 def _holds(encounter: Encounter) -> dict[int, list[Any]]:
     """BECMI's running holds by combatant: one query on a BECMI table, none elsewhere."""
-    from combat.becmi_special import holds_by_combatant  # built on this module
+    from combat.systems.becmi.special import holds_by_combatant  # built on this module
 
     return holds_by_combatant(encounter)
 
@@ -403,7 +403,7 @@ class State:
             # and the combatant's own player's rows only (the template checks control).
             c.kind, c.char_class, c.level, c.str_score, c.int_score, c.wis_score,
             c.dex_score, c.con_score, c.cha_score, c.notes,
-            # BECMI (combat.becmi_special): holds, and a ship's speed, crew and repairs.
+            # BECMI (combat.systems.becmi.special): holds, and a ship's speed, crew and repairs.
             holds, c.speed, c.crew, c.rowers, c.rowers_lost, c.hull_repaired,
             # Monster entries (combat.monsters): attack buttons, movement, XP, specials.
             repr(c.attacks), c.movement, c.xp, c.special_notes, c.saves_as,
@@ -736,7 +736,7 @@ def _row_fixed(state: State, audience: Audience, viewer: Viewer, before: View | 
         viewer.may_enter_dice,
         state.encounter.slug,
         audience.language,
-        # The rules system's buttons (combat.systems), and whether players roll chances.
+        # The rules system's buttons (combat.systems.terms), and whether players roll chances.
         state.encounter.system,
         state.encounter.players_roll_chances,
     )

@@ -87,6 +87,8 @@ DEBUG = env_bool("DEBUG", False)
 # The ``host`` command adds the machine's LAN addresses and names before serving.
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 
+from combat.systems import PACKAGES as SYSTEM_PACKAGES  # noqa: E402
+
 INSTALLED_APPS = [
     "daphne",
     "django.contrib.sessions",
@@ -95,6 +97,7 @@ INSTALLED_APPS = [
     "channels",
     "django_htmx",
     "combat",
+    *SYSTEM_PACKAGES,  # one app per rules system: its templates and template tags
 ]
 
 MIDDLEWARE = [

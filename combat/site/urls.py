@@ -7,8 +7,8 @@ import os
 from django.urls import include, path
 
 from combat.capabilities import DISPLAY, JOIN, REFEREE
+from combat.systems.becmi import views as becmi
 from combat.views import (
-    becmi,
     bestiary,
     characters,
     display,
@@ -76,7 +76,7 @@ encounter_patterns = [
     # BECMI / Rules Cyclopedia (combat.views.systems)
     path("becmi/attack/", systems.becmi_attack, name="becmi_attack"),
     path("becmi/save/", systems.becmi_save, name="becmi_save"),
-    # BECMI's striking, wrestling and naval combat (combat.views.becmi)
+    # BECMI's striking, wrestling and naval combat (combat.systems.becmi.views)
     path("bx/strike/", becmi.strike, name="bx_strike"),
     path("bx/wrestle/", becmi.wrestle, name="bx_wrestle"),
     path("bx/wrestle/round/", becmi.wrestle_round, name="bx_wrestle_round"),

@@ -19,7 +19,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, pgettext
 
 from combat.labels import REASONS
-from combat.systems import REASONS as SYSTEM_REASONS
+from combat.systems.terms import REASONS as SYSTEM_REASONS
 from combat.templatetags.fray import signed
 
 register = template.Library()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import template
 
-from combat import systems
+from combat.systems import terms as systems
 
 register = template.Library()
 

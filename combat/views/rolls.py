@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from combat import actions, becmi, dolmenwood, odds, system_forms
+from combat import actions, odds
 from combat.access import Viewer, referee_for, viewer_as_rendered, viewer_for
 from combat.errors import Refused, message_for
 from combat.forms import (
@@ -28,6 +28,10 @@ from combat.forms import (
     SaveForm,
 )
 from combat.models import LogEntry, Stale
+from combat.systems.becmi import actions as becmi
+from combat.systems.becmi import forms as becmi_forms
+from combat.systems.dolmenwood import actions as dolmenwood
+from combat.systems.dolmenwood import forms as system_forms
 from combat.views.common import act_once, panel_reply
 
 
@@ -72,15 +76,15 @@ ROLLS: dict[str, tuple[type[ActionForm], Callable[..., LogEntry]]] = {
     "hp": (HitPointsForm, actions.change_hit_points),
     "rest": (RestForm, actions.rest),
     "roll": (FreeRollForm, actions.free_roll),
-    # Dolmenwood (combat.dolmenwood, combat.system_forms; its views in combat.views.systems).
+    # Dolmenwood (combat.systems.dolmenwood; its views in combat.views.systems).
     "dw_attack": (system_forms.DolmenwoodAttackForm, dolmenwood.attack),
     "dw_save": (system_forms.SaveForm, dolmenwood.saving_throw),
     "dw_check": (system_forms.AbilityCheckForm, dolmenwood.ability_check),
     "dw_skill": (system_forms.SkillForm, dolmenwood.skill_check),
     "chance": (system_forms.ChanceForm, dolmenwood.chance_roll),
-    # BECMI (combat.becmi, combat.system_forms; its views in combat.views.systems).
-    "becmi_attack": (system_forms.BecmiAttackForm, becmi.attack),
-    "becmi_save": (system_forms.BecmiSaveForm, becmi.saving_throw),
+    # BECMI (combat.systems.becmi; its views in combat.views.systems).
+    "becmi_attack": (becmi_forms.BecmiAttackForm, becmi.attack),
+    "becmi_save": (becmi_forms.BecmiSaveForm, becmi.saving_throw),
 }
 
 

@@ -45,7 +45,7 @@ VALID = {
     "hp": lambda f, g: {"actor": f.pk, "action": "damage", "amount": 1},
     "rest": lambda f, g: {"actor": f.pk, "days": 1},
     "roll": lambda f, g: {"expression": "1d6"},
-    # Dolmenwood (combat.system_forms)
+    # Dolmenwood (combat.systems.dolmenwood.forms)
     "dw_attack": lambda f, g: {
         "actor": f.pk,
         "target": g.pk,
@@ -57,7 +57,7 @@ VALID = {
     "dw_check": lambda f, g: {"actor": f.pk, "ability": "str"},
     "dw_skill": lambda f, g: {"actor": f.pk, "skill": "listen"},
     "chance": lambda f, g: {"kind": "x_in_6", "chance": 3},
-    # BECMI (combat.system_forms)
+    # BECMI (combat.systems.becmi.forms)
     "becmi_attack": lambda f, g: {
         "actor": f.pk,
         "target": g.pk,

@@ -268,7 +268,7 @@ def wrestle_round(client, encounter, wrestle, **values):
 
 
 def test_ratings_follow_the_seed(encounter, fighter, ogre):
-    from combat import becmi_special as special
+    from combat.systems.becmi import special as special
 
     # ⌈1 / 2⌉ + STR 13 (+1) + DEX 9 (0) + basic AC 4 = 6; the ogre 2 × 4 + 5 = 13.
     assert special.rating(fighter, special.basic_ac(fighter)) == 6
@@ -713,7 +713,8 @@ def test_the_referee_edits_a_ships_speed_and_crew(referee, encounter, cog, fight
 def test_any_strike_does_what_the_rules_say_and_undo_takes_it_all_back(
     encounter, fighter, ogre, natural, stun, save, haymaker, pulled
 ):
-    from combat import actions, becmi_special
+    from combat import actions
+    from combat.systems.becmi import special as becmi_special
 
     referee = Viewer(encounter, is_referee=True, seat=None)
     expected = becmi_striking.resolve_strike(
@@ -806,7 +807,7 @@ def _load_and_render_queries(encounter: Encounter, player_seat) -> int:
 
 
 def test_holds_are_loaded_once_for_every_row_however_many(referee, player, encounter, fighter):
-    from combat import becmi_special
+    from combat.systems.becmi import special as becmi_special
 
     viewer = Viewer(encounter, is_referee=True, seat=None)
     foes = [monster(encounter, f"Goblin {n}") for n in range(4)]
@@ -875,7 +876,8 @@ def test_every_panel_opens_for_whom_it_is_and_its_odds_take_any_junk(
 def test_any_wrestling_round_moves_the_hold_as_the_rules_say_and_undo_puts_it_back(
     encounter, fighter, ogre, start, a, d, save
 ):
-    from combat import actions, becmi_special
+    from combat import actions
+    from combat.systems.becmi import special as becmi_special
 
     referee = Viewer(encounter, is_referee=True, seat=None)
     wrestle = Wrestle.objects.create(

@@ -14,8 +14,9 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from combat import bestiary, classes, monsters, systems, transfer
+from combat import bestiary, classes, monsters, transfer
 from combat.models import BestiaryEntry, Combatant, Encounter, Kind, RulesSystem, Side
+from combat.systems import terms as systems
 from rules import dice, ose
 
 from .conftest import character, monster

@@ -21,8 +21,7 @@ from django.db import models
 from django.test import Client
 from django.urls import reverse
 
-from combat import becmi_forms, bestiary_forms, bounded, party, transfer
-from combat.becmi_special import ship_of, ship_view
+from combat import bestiary_forms, bounded, party, transfer
 from combat.errors import message_for
 from combat.forms import CombatantForm, QuickAddForm
 from combat.models import (
@@ -37,6 +36,8 @@ from combat.models import (
     Side,
     Wrestle,
 )
+from combat.systems.becmi import special_forms as becmi_forms
+from combat.systems.becmi.special import ship_of, ship_view
 from rules import becmi_naval, rounds
 from rules.bounds import BOUNDS, Bound
 from rules.errors import RulesError

@@ -30,7 +30,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from combat import actions, becmi, becmi_special, dolmenwood, group, rounds, systems, zones
+from combat import actions, group, rounds, zones
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.live.state import Audience, View, build_views, render_snapshot
@@ -49,6 +49,10 @@ from combat.models import (
     Side,
     Wrestle,
 )
+from combat.systems import terms as systems
+from combat.systems.becmi import actions as becmi
+from combat.systems.becmi import special as becmi_special
+from combat.systems.dolmenwood import actions as dolmenwood
 from combat.unseen import UNSEEN
 from rules import dice
 from rules.errors import RulesError

@@ -15,8 +15,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from combat import systems
 from combat.models import Encounter, LogEntry, RulesSystem
+from combat.systems import terms as systems
 
 from .conftest import character, monster
 
@@ -315,7 +315,7 @@ def test_each_dolmenwood_odds_line_is_the_seeds_rule_counted_over_the_die(
 
     from combat.access import Viewer
     from combat.models import SAVE_MAX, SAVE_MIN
-    from combat.system_forms import DolmenwoodAttackForm, SaveForm, SkillForm
+    from combat.systems.dolmenwood.forms import DolmenwoodAttackForm, SaveForm, SkillForm
     from rules.core import ability_modifier
 
     def counted(sides: int, shift: int, needed: int) -> Fraction:

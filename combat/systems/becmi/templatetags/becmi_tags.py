@@ -6,9 +6,9 @@ from __future__ import annotations
 from django import template
 from django.utils.translation import pgettext_lazy
 
-from combat.becmi_forms import BLOWS, VESSELS
-from combat.becmi_special import ShipView, ship_view
 from combat.models import Combatant, Hold
+from combat.systems.becmi.special import ShipView, ship_view
+from combat.systems.becmi.special_forms import BLOWS, VESSELS
 
 register = template.Library()
 
@@ -46,7 +46,7 @@ def becmi_reason(key: str) -> str:
     """A modifier's reason; the hit roll's own (cover, the hit table) as the attack's words."""
     if key in REASONS:
         return str(REASONS[key])
-    from combat.systems import REASONS as SYSTEM_REASONS
+    from combat.systems.terms import REASONS as SYSTEM_REASONS
 
     return str(SYSTEM_REASONS.get(key, key))
 

@@ -1,4 +1,4 @@
-"""The forms of BECMI's special actions (``combat.becmi_special``): a strike, a wrestle started
+"""The forms of BECMI's special actions (``special``): a strike, a wrestle started
 and its rounds, and the naval actions. Each form checks and converts input only; its
 ``special_odds()`` puts what it says so far to the rules engine for the odds before the roll.
 """
@@ -13,7 +13,6 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from combat import becmi_special as special
 from combat import body_fields, bounded
 from combat.access import Viewer
 from combat.errors import message_for
@@ -28,6 +27,7 @@ from combat.forms import (
 )
 from combat.group_forms import CombatantsField
 from combat.models import AC_MAX, AC_MIN, Combatant, Kind, Side, Wrestle
+from combat.systems.becmi import special as special
 from rules import becmi_naval as naval
 from rules import becmi_striking as striking
 from rules import becmi_wrestling as wrestling

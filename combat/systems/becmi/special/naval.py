@@ -23,9 +23,9 @@ from combat.actions import (
     _set_hp,
     touch,
 )
-from combat.becmi_special.common import _hit_roll, _situational
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, Kind, LogEntry
+from combat.systems.becmi.special.common import _hit_roll, _situational
 from rules import becmi_attack, ose
 from rules import becmi_naval as naval
 

@@ -11,8 +11,10 @@ points (a knock-out, a hold, a ship's rowers and repairs) is in ``data["restore"
 from __future__ import annotations
 
 from combat.access import Viewer
-from combat.becmi_special.common import _strength
-from combat.becmi_special.naval import (
+from combat.errors import Refused
+from combat.models import Combatant, Condition, EntryKind, Hold, LogEntry, Wrestle
+from combat.systems.becmi.special.common import _strength
+from combat.systems.becmi.special.naval import (
     ShipView,
     add_ship,
     board,
@@ -30,8 +32,8 @@ from combat.becmi_special.naval import (
     ship_of,
     ship_view,
 )
-from combat.becmi_special.striking import constitution, strike, strike_inputs, strike_odds
-from combat.becmi_special.wrestling import (
+from combat.systems.becmi.special.striking import constitution, strike, strike_inputs, strike_odds
+from combat.systems.becmi.special.wrestling import (
     HoldView,
     Side,
     active_between,
@@ -47,8 +49,6 @@ from combat.becmi_special.wrestling import (
     start_wrestle,
     wrestle_round,
 )
-from combat.errors import Refused
-from combat.models import Combatant, Condition, EntryKind, Hold, LogEntry, Wrestle
 
 # --- undo --------------------------------------------------------------------------------------
 

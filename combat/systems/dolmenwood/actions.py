@@ -12,7 +12,6 @@ from typing import Any
 
 from django.db import transaction
 
-from combat import systems
 from combat.access import Viewer
 from combat.actions import (
     RNG,
@@ -29,6 +28,7 @@ from combat.actions import (
 )
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, HelplessRule, LogEntry
+from combat.systems import terms as systems
 from rules import dice
 from rules import dolmenwood as dw
 from rules.core import Modifier

@@ -8,64 +8,35 @@ order suggests).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from combat import systems
 from combat.access import Viewer
 from combat.errors import message_for
 from combat.forms import (
     ABILITY_MAX,
     ABILITY_MIN,
+    CHECK_MODIFIER_HELP,
+    ROLL_MODIFIER_HELP,
     ActionForm,
     AttackForm,
     RollForm,
     StoredScore,
+    SystemOdds,
     _natural_field,
+    form_values,
+    rules_error,
+    situational,
 )
 from combat.labels import ABILITIES
 from combat.models import THAC0_MAX, THAC0_MIN, Combatant, Kind
+from combat.systems import terms as systems
 from rules import dice, ose
 from rules import dolmenwood as dw
-from rules.core import Modifier
 from rules.errors import RulesError
-
-CHECK_MODIFIER_HELP = _("Usually −2 (very hard) to +2 (very easy).")
-ROLL_MODIFIER_HELP = _("Usually −4 (very hard) to +4 (very easy).")
-
-
-@dataclass(frozen=True)
-class SystemOdds:
-    """What ``combat/_odds.html`` shows (``needed``+ · chance), and notes under it. As for
-    OSE, ``needed`` is the total the roll must reach (what the log will say it needed); the
-    chance counts the modifiers and the naturals that always fail or succeed."""
-
-    needed: int
-    chance: Fraction
-    under: bool = False
-    notes: tuple[str, ...] = ()
-    matrix: None = None
-    location: Any = None
-
-
-def _situational(value: int) -> tuple[Modifier, ...]:
-    return (Modifier(value, dw.SITUATIONAL),) if value else ()
-
-
-def _values(form: forms.Form) -> dict[str, Any]:
-    """The form's valid values so far, posted or prefilled (as ``combat.odds`` reads them)."""
-    from combat.odds import _values as values_of
-
-    return values_of(form)
-
-
-def _rules_error(form: forms.Form, field: str | None, error: RulesError) -> None:
-    form.add_error(field, message_for(error))
 
 
 class SkillForm(RollForm):
@@ -102,15 +73,15 @@ class SkillForm(RollForm):
                 raise RulesError("skill_not_available", "", skill=choice.removeprefix("name:"))
             data["target"] = dw.skill_target_for(skill.key, systems.engine_sheet([skill]))
         except RulesError as error:
-            _rules_error(self, "skill", error)
+            rules_error(self, "skill", error)
             return data
         data["skill"] = skill
         return data
 
     def system_odds(self) -> SystemOdds:
-        values = _values(self)
+        values = form_values(self)
         skill: systems.SheetSkill = values["skill"]
-        mods = _situational(values.get("modifier") or 0)
+        mods = situational(values.get("modifier") or 0)
         chance = dw.skill_check_odds(skill.key, values["target"], mods)
         notes = []
         if len(skill.targets) == 2:
@@ -150,8 +121,8 @@ class AbilityCheckForm(StoredScore, RollForm):
         self.without_dice_fields()
 
     def system_odds(self) -> SystemOdds:
-        values = _values(self)
-        mods = _situational(values.get("modifier") or 0)
+        values = form_values(self)
+        mods = situational(values.get("modifier") or 0)
         chance = dw.ability_check_odds(values["ability"], values["score"], mods)
         note = str(_("A natural 1 always fails, a natural 6 always succeeds."))
         return SystemOdds(4, chance, notes=(note,))
@@ -188,11 +159,11 @@ class SaveForm(RollForm):
         return data
 
     def system_odds(self) -> SystemOdds:
-        values = _values(self)
+        values = form_values(self)
         actor: Combatant = values["actor"]
         category = values["category"]
         target = systems.dw_save_target(actor, category)
-        mods = _situational(values.get("modifier") or 0)
+        mods = situational(values.get("modifier") or 0)
         magical = bool(values.get("magical"))
         chance = dw.save_odds(category, target, mods, magical=magical, wisdom=actor.wis_score)
         notes = [str(systems.DW_SAVE_COVERS[category])]
@@ -259,7 +230,7 @@ class DolmenwoodAttackForm(AttackForm):
         return data
 
     def system_odds(self) -> SystemOdds:
-        values = _values(self)
+        values = form_values(self)
         attacker: Combatant = values["actor"]
         target: Combatant = values["target"]
         inputs = attack_inputs(attacker, values)
@@ -295,7 +266,7 @@ def attack_inputs(attacker: Combatant, values: dict[str, Any]) -> dict[str, Any]
     character = attacker.kind != Kind.MONSTER
     return {
         "kind": values["mode"],
-        "modifiers": _situational(values.get("modifier") or 0),
+        "modifiers": situational(values.get("modifier") or 0),
         "strength": attacker.str_score if character else None,
         "dexterity": attacker.dex_score if character else None,
     }
@@ -351,7 +322,7 @@ class ChanceForm(ActionForm):
         return data
 
     def system_odds(self) -> SystemOdds:
-        values = _values(self)
+        values = form_values(self)
         if values["kind"] == "x_in_6":
             return SystemOdds(values["chance"], dw.x_in_6_odds(values["chance"]), under=True)
         return SystemOdds(values["chance"], dw.percentage_odds(values["chance"]), under=True)
@@ -424,121 +395,3 @@ def clean_dolmenwood_combatant(form: forms.ModelForm, data: dict[str, Any]) -> N
     elif data.get("kind") != Kind.MONSTER and "attack_bonus" not in form.errors:
         form.add_error("attack_bonus", _("A character needs this value from its class."))
         data["thac0"] = 19  # no THAC0 field to complain on: the bonus's error says it
-
-
-# --- BECMI / Rules Cyclopedia ------------------------------------------------------------------
-
-
-class BecmiAttackForm(AttackForm):
-    """A hit roll through the BECMI hit table: the attacker's THAC0 against descending AC,
-    with range and cover as choices; a natural 1 misses, a needed roll beyond 20 takes
-    bonuses to reach, and one under 2 turns into a damage bonus."""
-
-    kept = (*AttackForm.kept, "range_band", "cover", "cover_material")
-    location_extras = True  # posture and wound dice reach the action (dolmenwood.locate_hit)
-
-    def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
-        super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["range_band"] = forms.ChoiceField(
-            label=_("Range"), choices=list(systems.RANGES.items()), required=False
-        )
-        self.fields["cover"] = forms.ChoiceField(
-            label=_("Cover"), choices=list(systems.COVERS.items()), initial="none", required=False
-        )
-        self.fields["cover_material"] = forms.ChoiceField(
-            label=_("Cover is"),
-            choices=list(systems.COVER_MATERIALS.items()),
-            initial="soft",
-            required=False,
-        )
-        order = [n for n in self.fields if n not in ("range_band", "cover", "cover_material")]
-        at = order.index("mode") + 1
-        order[at:at] = ["range_band", "cover", "cover_material"]
-        self.order_fields(order)
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean()
-        data["range_band"] = data.get("range_band") or None
-        data["cover"] = data.get("cover") or "none"
-        data["cover_material"] = data.get("cover_material") or "soft"
-        if data["range_band"] and data.get("mode") == "melee":
-            self.add_error("range_band", _("Range is for missile attacks."))
-        return data
-
-    def system_odds(self) -> SystemOdds:
-        from rules import becmi
-
-        values = _values(self)
-        attacker: Combatant = values["actor"]
-        target: Combatant = values["target"]
-        inputs = becmi_attack_inputs(attacker, values)
-        chance = becmi.attack_odds(attacker.thac0, target.ac, **inputs)
-        result = becmi.resolve_attack(attacker.thac0, target.ac, natural=20, **inputs)
-        notes = []
-        if result.needed is None:
-            notes.append(str(_("Behind full hard cover: the attack is impossible.")))
-            return SystemOdds(20, chance, notes=tuple(notes))
-        if result.damage_bonus:
-            notes.append(
-                str(
-                    _("An AC this easy to hit adds %(bonus)s to the damage (the hit table).")
-                    % {"bonus": result.damage_bonus}
-                )
-            )
-        notes.append(str(_("A natural 1 always misses.")))
-        odds = SystemOdds(result.needed, chance, notes=tuple(notes))
-        if self.viewer.encounter.hit_locations:
-            from combat.odds import _location
-
-            odds = SystemOdds(odds.needed, chance, notes=odds.notes, location=_location(values))
-        return odds
-
-
-def becmi_attack_inputs(attacker: Combatant, values: dict[str, Any]) -> dict[str, Any]:
-    """The hit roll's choices: range (missiles), cover, and STR or DEX with the referee's
-    modifier (the B/X adjustments, as ``rules.becmi_hit`` uses them)."""
-    from rules import ose
-
-    return {
-        "range_band": values.get("range_band") or None,
-        "cover": values.get("cover") or "none",
-        "cover_material": values.get("cover_material") or "soft",
-        "modifiers": ose.attack_modifiers(
-            values["mode"],
-            strength=attacker.str_score,
-            dexterity=attacker.dex_score,
-            situational=values.get("modifier") or 0,
-        ),
-    }
-
-
-class BecmiSaveForm(RollForm):
-    """A d20 save in one of the Rules Cyclopedia's five categories."""
-
-    field_order_extra = ("category", "magical")
-    kept = ("actor", "category", "magical", "secret")
-    category = forms.ChoiceField(label=_("Saving throw"), choices=list(systems.BECMI_SAVES.items()))
-    magical = forms.BooleanField(label=_("The effect is magical (WIS counts)"), required=False)
-
-    def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
-        super().__init__(*args, viewer=viewer, **kwargs)
-        self.without_dice_fields()
-
-    def system_odds(self) -> SystemOdds:
-        from rules import becmi
-
-        values = _values(self)
-        actor: Combatant = values["actor"]
-        target = actor.save_value(values["category"])
-        mods = becmi_save_modifiers(actor, values)
-        chance = becmi.save_chance(target, mods)
-        return SystemOdds(target, chance)
-
-
-def becmi_save_modifiers(actor: Combatant, values: dict[str, Any]) -> tuple[Modifier, ...]:
-    mods = list(_situational(values.get("modifier") or 0))
-    if values.get("magical") and actor.wis_score is not None:
-        wis = dw.ability_modifier(actor.wis_score)  # the same B/X adjustments
-        if wis:
-            mods.insert(0, Modifier(wis, "wis"))
-    return tuple(mods)

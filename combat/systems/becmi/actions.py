@@ -26,10 +26,10 @@ from combat.actions import (
     _secret,
     helpless_outcome,
 )
-from combat.dolmenwood import locate_hit
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, LogEntry
-from combat.system_forms import becmi_attack_inputs, becmi_save_modifiers
+from combat.systems.becmi.forms import becmi_attack_inputs, becmi_save_modifiers
+from combat.systems.dolmenwood.actions import locate_hit
 from rules import becmi, dice, ose
 from rules.core import Modifier
 

@@ -9,9 +9,9 @@ from django.db import transaction
 
 from combat.access import Viewer
 from combat.actions import RNG, _able, _alive, _hurt, _locked_pair, _record, _secret
-from combat.becmi_special.common import _hit_roll, _save_roll, _situational, _strength
 from combat.errors import Refused
 from combat.models import Combatant, Condition, ConditionKind, EntryKind, Kind, LogEntry
+from combat.systems.becmi.special.common import _hit_roll, _save_roll, _situational, _strength
 from rules import becmi_striking as striking
 
 DEFAULT_CON = 10  # a character whose CON is not given: the average score, no adjustment

@@ -11,7 +11,6 @@ from django.db import transaction
 
 from combat.access import Viewer
 from combat.actions import RNG, _able, _alive, _hurt, _locked_pair, _mods, _record, _secret
-from combat.becmi_special.common import _save_roll, _strength
 from combat.errors import Refused
 from combat.models import (
     AC_MAX,
@@ -24,6 +23,7 @@ from combat.models import (
     LogEntry,
     Wrestle,
 )
+from combat.systems.becmi.special.common import _save_roll, _strength
 from rules import becmi_wrestling as wrestling
 from rules.becmi_hit import _adj
 from rules.core import Modifier

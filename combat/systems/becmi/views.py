@@ -1,4 +1,4 @@
-"""BECMI's special actions at the table (``combat.becmi_special``): striking, wrestling and
+"""BECMI's special actions at the table (``combat.systems.becmi.special``): striking, wrestling and
 naval combat, each a panel with its form and its odds before the roll, offered only on a table
 playing BECMI / Rules Cyclopedia."""
 
@@ -14,11 +14,11 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from combat import becmi_forms as forms
-from combat import becmi_special as special
 from combat.access import Viewer, viewer_for
 from combat.errors import Refused
 from combat.models import LogEntry, RulesSystem, Wrestle
+from combat.systems.becmi import special as special
+from combat.systems.becmi import special_forms as forms
 from combat.views.common import act_once, panel_reply
 from combat.views.rolls import _refuse_foreign_actor
 from rules.errors import RulesError
@@ -135,6 +135,6 @@ def odds_preview(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
     form = PANELS[panel][0](request.GET, viewer=viewer)
     return render(
         request,
-        "combat/_becmi_odds.html",
+        "becmi/_odds.html",
         {"odds": odds_of(form), "panel": panel, "encounter": viewer.encounter},
     )

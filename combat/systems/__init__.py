@@ -1,0 +1,16 @@
+"""The rules systems a table can play, one package each (``ose``, ``becmi``, ``dolmenwood``).
+
+``PACKAGES`` is the one list that names them: the settings install each as a Django app (so its
+templates and template tags are found) and each app's ``ready()`` registers its
+:class:`~combat.systems.registry.System`. Generic code asks ``combat.systems.registry`` and never
+names a system. A fourth system is one new package here and one line below.
+
+This module imports nothing, so the settings can read it.
+"""
+
+from __future__ import annotations
+
+PACKAGES = (
+    "combat.systems.becmi",
+    "combat.systems.dolmenwood",
+)
