@@ -131,8 +131,19 @@ TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": True,
         "OPTIONS": {
+            # Fray's own templates without the indentation they are written with
+            # (combat.templates_loader), then third-party apps' as they are; each compiled once
+            # per process, as Django's default loaders are.
+            "loaders": [
+                (
+                    "django.template.loaders.cached.Loader",
+                    [
+                        "combat.templates_loader.Loader",
+                        "django.template.loaders.app_directories.Loader",
+                    ],
+                ),
+            ],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.template.context_processors.i18n",

@@ -1,0 +1,101 @@
+"""A template loader that drops the indentation Fray's templates are written with.
+
+Templates are indented for whoever reads them; the browser and the wire need none of it, and
+whitespace between inline elements shows ("Aldric , Nim"). So, when a template is loaded
+(once per process: the cached loader keeps the compiled result), ``strip_indentation``:
+
+* removes each line's leading spaces and tabs, and every blank line;
+* joins a line that ends with a tag to the next when that one starts with a tag, with
+  nothing between them. A tag is markup: an HTML tag (``<…>``), a template tag (``{% … %}``),
+  a variable (``{{ … }}``) or a comment (``{# … #}``). So ``{{ name }}`` / ``{% if not
+  forloop.last %}, {% endif %}`` on two lines write "Aldric, Nim", not "Aldric , Nim";
+* keeps every other line break, where it stands for a space: between words, between a tag
+  and text, inside a tag between attributes;
+* leaves the lines inside ``<pre>``, ``<textarea>``, ``<script>`` and ``<style>`` as written,
+  and the template's last line break.
+
+So two elements written on two lines touch, and words on a line of their own are spaced from
+their neighbours: an element that needs a space before the next one keeps both on one line,
+or writes the space where it is meant (``</a>, <a``). A template tag cannot span lines (it
+is Django's rule), and a ``{% blocktranslate %}``'s text is its message id: a line break in
+it counts, except between two tags (``{% plural %}`` / ``{{ count }} rounds``).
+
+Only the project's own templates are read this way (the DIRS and the template folders of the
+``combat`` apps); third-party apps' templates are read as they are, by Django's loader after
+this one.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from django.apps import apps
+from django.template import Origin
+from django.template.loaders import filesystem
+
+TAG_ENDS = ("%}", "}}", "#}", ">")
+TAG_STARTS = ("{%", "{{", "{#", "<")
+# Elements whose text is shown (or run) as written: their lines are not touched.
+_RAW_OPEN = re.compile(r"<(pre|textarea|script|style)\b", re.IGNORECASE)
+_INDENT = " \t"
+
+
+def _raw_after(line: str, raw: str | None) -> str | None:
+    """The raw element still open after ``line`` (``raw``: the one open before it)."""
+    position = 0
+    while True:
+        if raw is not None:
+            close = re.compile(rf"</{raw}\s*>", re.IGNORECASE).search(line, position)
+            if close is None:
+                return raw
+            raw, position = None, close.end()
+        opened = _RAW_OPEN.search(line, position)
+        if opened is None:
+            return None
+        raw, position = opened.group(1).lower(), opened.end()
+
+
+def strip_indentation(source: str) -> str:
+    """``source`` without its indentation, by the rules of this module's docstring."""
+    body, ending = (source[:-1], "\n") if source.endswith("\n") else (source, "")
+    out: list[str] = []
+    raw: str | None = None
+    joinable = False  # the last line kept ends with a tag, outside a raw element
+    for line in body.split("\n"):
+        if raw is not None:  # inside a raw element: as written, its line break too
+            out.append("\n" + line)
+            raw = _raw_after(line, raw)
+            joinable = raw is None and line.endswith(TAG_ENDS)
+            continue
+        text = line.lstrip(_INDENT)
+        if not text.strip():
+            continue
+        if out and not (joinable and text.startswith(TAG_STARTS)):
+            out.append("\n")
+        out.append(text)
+        raw = _raw_after(text, None)
+        joinable = raw is None and text.endswith(TAG_ENDS)
+    return "".join(out) + ending
+
+
+def own_template_dirs() -> list[Path]:
+    """The template folders of Fray's own apps (``combat`` and its rules systems)."""
+    return [
+        Path(app.path) / "templates"
+        for app in apps.get_app_configs()
+        if (app.name == "combat" or app.name.startswith("combat."))
+        and (Path(app.path) / "templates").is_dir()
+    ]
+
+
+class Loader(filesystem.Loader):
+    """Django's filesystem loader over the project's folders (``DIRS``) and its own apps'
+    template folders, each template's indentation stripped as it is read."""
+
+    def get_dirs(self) -> list[Any]:
+        return [*super().get_dirs(), *own_template_dirs()]
+
+    def get_contents(self, origin: Origin) -> str:
+        return strip_indentation(super().get_contents(origin))

@@ -1,0 +1,113 @@
+"""The loader that strips the indentation templates are written with
+(``combat.templates_loader``), by its rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.template import engines
+from django.template.loader import get_template
+
+from combat.templates_loader import Loader, strip_indentation
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("written", "loaded"),
+    [
+        # Indentation goes; two tags on two lines touch.
+        ("<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n", "<ul><li>a</li><li>b</li></ul>\n"),
+        (
+            "<p>\n  {% if x %}\n    <b>y</b>\n  {% endif %}\n</p>",
+            "<p>{% if x %}<b>y</b>{% endif %}</p>",
+        ),
+        # A comment is a tag too: it joins as one.
+        ("<div>\n  {# why #}\n  <p>a</p>\n</div>", "<div>{# why #}<p>a</p></div>"),
+        (
+            "{% load i18n %}\n{# why #}\n{% translate 'a' %}",
+            "{% load i18n %}{# why #}{% translate 'a' %}",
+        ),
+        # Text keeps its line breaks, which are spaces: beside a tag, between words.
+        ("<p>\n  Hello\n</p>", "<p>\nHello\n</p>"),
+        ("<p>Some words\n   and more</p>", "<p>Some words\nand more</p>"),
+        ("<a>x</a>,\n<a>y</a>", "<a>x</a>,\n<a>y</a>"),
+        # A variable is markup too: "Aldric, Nim", not "Aldric , Nim".
+        ("<td>\n  {{ name }}\n</td>", "<td>{{ name }}</td>"),
+        (
+            "{% for n in ns %}\n  {{ n }}\n  {% if not forloop.last %}, {% endif %}\n{% endfor %}",
+            "{% for n in ns %}{{ n }}{% if not forloop.last %}, {% endif %}{% endfor %}",
+        ),
+        # Words beside a variable keep their line break, which is a space.
+        ("{% translate 'Fell' %}:\n{{ who }}", "{% translate 'Fell' %}:\n{{ who }}"),
+        ("{{ a }}\nand more", "{{ a }}\nand more"),
+        # A blocktranslate's text breaks only between two tags: its message id stays.
+        (
+            "{% blocktranslate count n=x %}\n  {{ n }} die{% plural %}\n  {{ n }} dice"
+            "{% endblocktranslate %}",
+            "{% blocktranslate count n=x %}{{ n }} die{% plural %}{{ n }} dice"
+            "{% endblocktranslate %}",
+        ),
+        # Inline elements on one line keep the space between them; on two lines they touch.
+        ('<a class="b">x</a> <a class="b">y</a>', '<a class="b">x</a> <a class="b">y</a>'),
+        ("<span>a</span>\n<span>b</span>", "<span>a</span><span>b</span>"),
+        # Inside a tag, a line break between attributes stays whitespace.
+        ('<a href="x"\n   class="y">z</a>', '<a href="x"\nclass="y">z</a>'),
+        (
+            '<section id="r"\n  {% if oob %} hx-swap-oob="true"{% endif %}\n  role="status">',
+            '<section id="r"\n{% if oob %} hx-swap-oob="true"{% endif %}\nrole="status">',
+        ),
+        # Blank lines go; trailing spaces stay (a line ending in a space keeps its break).
+        ("<div>\n\n  <p>a</p>\n   \n</div>", "<div><p>a</p></div>"),
+        ("<b>a</b> \n<b>c</b>", "<b>a</b> \n<b>c</b>"),
+        # <pre>, <textarea>, <script> and <style> keep their lines as written.
+        (
+            "<div>\n  <pre>\n  a\n    b\n  </pre>\n  <p>c</p>\n</div>",
+            "<div><pre>\n  a\n    b\n  </pre><p>c</p></div>",
+        ),
+        (
+            "<form>\n  <textarea name=t>\n  x\n</textarea>\n</form>",
+            "<form><textarea name=t>\n  x\n</textarea></form>",
+        ),
+        (
+            "<div>\n  <pre>one line</pre>\n  <p>c</p>\n</div>",
+            "<div><pre>one line</pre><p>c</p></div>",
+        ),
+        (
+            "<script>\n  if (a <\n    b) {}\n</script>\n<p>x</p>",
+            "<script>\n  if (a <\n    b) {}\n</script><p>x</p>",
+        ),
+        ("<style>\n  p > b {}\n</style>", "<style>\n  p > b {}\n</style>"),
+        # The last line break is the template's: kept, as an include's output ends with it.
+        ("{% if a %}\n  x\n{% endif %}\n", "{% if a %}\nx\n{% endif %}\n"),
+        ("<p>x</p>", "<p>x</p>"),
+        ("", ""),
+    ],
+)
+def test_the_loader_strips_indentation_by_its_rules(written, loaded):
+    assert strip_indentation(written) == loaded
+
+
+def test_a_loaded_template_renders_as_if_written_on_one_line():
+    template = engines["django"].from_string(
+        strip_indentation("<ul>\n  {% for x in xs %}\n    <li>{{ x }}</li>\n  {% endfor %}\n</ul>")
+    )
+    assert template.render({"xs": ["a", "b"]}) == "<ul><li>a</li><li>b</li></ul>"
+
+
+def test_fray_s_templates_are_loaded_stripped_and_only_fray_s():
+    cached = engines["django"].engine.template_loaders[0]
+    ours, theirs = cached.loaders
+    assert isinstance(ours, Loader) and not isinstance(theirs, Loader)
+    folders = [Path(folder) for folder in ours.get_dirs()]
+    assert ROOT / "templates" in folders
+    assert ROOT / "combat" / "systems" / "becmi" / "templates" in folders
+    assert all(
+        folder.is_relative_to(ROOT / "templates") or folder.is_relative_to(ROOT / "combat")
+        for folder in folders
+    )
+    for name in ("combat/_round.html", "becmi/_odds.html"):
+        template = get_template(name).template
+        written = Path(template.origin.name).read_text(encoding="utf-8")
+        assert template.source == strip_indentation(written)
