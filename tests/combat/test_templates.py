@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.template import engines
-from django.template.loader import get_template
+from django.template.loader import get_template, render_to_string
 
 from combat.templates_loader import Loader, strip_indentation
 
@@ -94,6 +96,25 @@ def test_a_loaded_template_renders_as_if_written_on_one_line():
         strip_indentation("<ul>\n  {% for x in xs %}\n    <li>{{ x }}</li>\n  {% endfor %}\n</ul>")
     )
     assert template.render({"xs": ["a", "b"]}) == "<ul><li>a</li><li>b</li></ul>"
+
+
+def _text(html: str) -> str:
+    """What a reader gets of inline HTML: its words, spaced as a browser spaces them."""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html)).strip()
+
+
+def test_words_and_inline_elements_keep_the_spaces_between_them():
+    """Where a line break used to make the space between two inline elements, the
+    indented template writes it: a seat's name and its button, a monster's entries."""
+    seat = SimpleNamespace(pk=1, name="Anna")
+    encounter = SimpleNamespace(slug="s")
+    seats = render_to_string("combat/_seats.html", {"seats": [seat], "encounter": encounter})
+    assert "Anna <form" in seats
+    brute = SimpleNamespace(pk=7, movement="90 ft", xp=65, special_notes="Hates light.")
+    viewer = SimpleNamespace(is_referee=True)
+    context = {"combatant": brute, "controlled_ids": {7}, "viewer": viewer}
+    row = render_to_string("combat/_monster_row.html", context)
+    assert _text(row) == "MV 90 ft XP 65 Hates light."
 
 
 def test_fray_s_templates_are_loaded_stripped_and_only_fray_s():
