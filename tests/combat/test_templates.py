@@ -1,5 +1,5 @@
-"""The loader that strips the indentation templates are written with
-(``combat.templates_loader``), by its rules."""
+"""The templates as written: indented for reading, no line too long to read, and the loader
+that strips the indentation again (``combat.templates_loader``) by its rules."""
 
 from __future__ import annotations
 
@@ -14,6 +14,48 @@ from django.template.loader import get_template, render_to_string
 from combat.templates_loader import Loader, strip_indentation
 
 ROOT = Path(__file__).resolve().parents[2]
+LONGEST = 200
+
+
+# A message is one tag, or a blocktranslate and its text: it cannot be broken across lines
+# (a template tag never spans lines, and a line break in a blocktranslate's text would be in
+# its message id). A line may be longer than LONGEST only for one that is long by itself.
+MESSAGE = re.compile(r"\{% translate .*?%\}|\{% blocktranslate .*?%\}.*?\{% endblocktranslate %\}")
+LONG_MESSAGE = 150
+
+
+def _templates() -> list[Path]:
+    return sorted(
+        path for folder in (ROOT / "templates", ROOT / "combat") for path in folder.rglob("*.html")
+    )
+
+
+def _too_long(line: str) -> bool:
+    if len(line) <= LONGEST:
+        return False
+    return not any(len(m.group(0)) > LONG_MESSAGE for m in MESSAGE.finditer(line))
+
+
+def test_no_template_line_is_longer_than_200_characters():
+    """Indented templates, an element or tag a line where it helps: no line too long to read,
+    but for a long message, which cannot be broken."""
+    long = [
+        f"{path.relative_to(ROOT)}:{number}: {len(line)}"
+        for path in _templates()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if _too_long(line)
+    ]
+    assert long == []
+
+
+def test_lines_long_for_their_message_are_few():
+    long = [
+        line
+        for path in _templates()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if len(line) > LONGEST
+    ]
+    assert len(long) <= 10
 
 
 @pytest.mark.parametrize(
@@ -105,7 +147,8 @@ def _text(html: str) -> str:
 
 def test_words_and_inline_elements_keep_the_spaces_between_them():
     """Where a line break used to make the space between two inline elements, the
-    indented template writes it: a seat's name and its button, a monster's entries."""
+    indented template writes it: a seat's name and its button, a monster's entries, a file
+    field and its button."""
     seat = SimpleNamespace(pk=1, name="Anna")
     encounter = SimpleNamespace(slug="s")
     seats = render_to_string("combat/_seats.html", {"seats": [seat], "encounter": encounter})
@@ -115,6 +158,8 @@ def test_words_and_inline_elements_keep_the_spaces_between_them():
     context = {"combatant": brute, "controlled_ids": {7}, "viewer": viewer}
     row = render_to_string("combat/_monster_row.html", context)
     assert _text(row) == "MV 90 ft XP 65 Hates light."
+    form = render_to_string("combat/_transfer_import.html", {})
+    assert "</label> <button" in form
 
 
 def test_fray_s_templates_are_loaded_stripped_and_only_fray_s():
