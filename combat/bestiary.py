@@ -21,7 +21,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
-from combat import actions, classes, transfer, zones
+from combat import classes, table, transfer, zones
 from combat.access import Viewer
 from combat.errors import message_for
 from combat.models import HP_LIMIT, BestiaryEntry, Campaign, Combatant, Encounter, RulesSystem
@@ -245,14 +245,14 @@ def add_monsters(
     viewer: Viewer, entry: BestiaryEntry, count: int, *, side: str, hidden: bool, once: str
 ) -> list[Combatant]:
     """``count`` monsters of ``entry`` in the viewer's encounter, each with its own hit points
-    rolled from the Hit Dice; announced as one change. Raises ``actions.Repeated`` for a form
+    rolled from the Hit Dice; announced as one change. Raises ``table.Repeated`` for a form
     sent twice, and Refused for an entry its stat block no longer passes (nothing added)."""
     encounter = viewer.encounter
     expression = hit_point_dice(entry.stats.get("hit_dice"), entry.name)
     added = []
     with transaction.atomic():
         for number in range(1, count + 1):
-            hp = ose.monster_hit_points(expression, rng=actions.RNG)
+            hp = ose.monster_hit_points(expression, rng=table.RNG)
             monster = monster_from(
                 entry.stats,
                 encounter,
@@ -265,7 +265,7 @@ def add_monsters(
             monster.save()
             zones.sync(monster, encounter)  # hit locations: its body's zones
             added.append(monster)
-        actions.touch(viewer, once)
+        table.touch(viewer, once)
     return added
 
 

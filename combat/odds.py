@@ -10,8 +10,7 @@ from typing import Any
 
 from django import forms
 
-from combat import classes, zones
-from combat.actions import helpless_outcome
+from combat import classes, table, zones
 from combat.forms import AttackForm, CheckForm, FreeRollForm, SaveForm
 from combat.models import HelplessRule
 from rules import dice, ose
@@ -185,7 +184,7 @@ def _helpless(form: AttackForm, values: dict[str, Any]) -> Odds | None:
     """Against a helpless target, in any system: no roll, but the table's rule, as the attack
     applies it (``actions.helpless_outcome``). A hit still lands in a zone, with the chances
     the direction gives; no special attack, which a natural d20 would trigger."""
-    rule = helpless_outcome(form.viewer.encounter, values["target"])
+    rule = table.helpless_outcome(form.viewer.encounter, values["target"])
     if rule is None:
         return None
     location, notes = None, ()

@@ -19,8 +19,8 @@ from typing import Any
 
 from django.db import transaction
 
+from combat import table
 from combat.access import Viewer
-from combat.actions import RNG, _record, _secret, _set_hp
 from combat.errors import Refused
 from combat.models import Combatant, Encounter, EntryKind, LogEntry, RulesSystem
 from rules import hit_location as hl
@@ -258,7 +258,7 @@ def _commit(
         hp = max(hp, min(0, combatant.hp))
     combatant.zones = to_dict(after, stored["plan"])
     combatant.save(update_fields=["zones"])
-    effect, killed = _set_hp(combatant, hp)
+    effect, killed = table.set_hp(combatant, hp)
     effect["zones"] = {"before": stored, "after": combatant.zones}
     return Change(effect, _effects_data(effects, typed), killed)
 
@@ -287,7 +287,9 @@ def hit_zone(
     wound calls for (a tail's DEX, death timers) are ``entered`` from the table first, in
     order, then the server's; more than it needs is the engine's error."""
     before = _state(target, encounter)
-    after, effects = hl.apply_zone_damage(before, zone, amount, rng=RNG, entered=entered or ())
+    after, effects = hl.apply_zone_damage(
+        before, zone, amount, rng=table.RNG, entered=entered or ()
+    )
     floor = encounter.system == RulesSystem.DOLMENWOOD
     return _commit(target, before, after, effects, len(entered or ()), floor=floor)
 
@@ -351,7 +353,7 @@ def locate(
     plan = postured(state.plan, target.zones["plan"], posture)
     direction = direction or default_direction(plan)
     band = hl.height_band_for(attacker.height_ft, target.height_ft, attacker.weapon_ft)
-    roll = hl.roll_location(plan, direction, band.band, rng=RNG, entered=natural)
+    roll = hl.roll_location(plan, direction, band.band, rng=table.RNG, entered=natural)
     return {
         "body": target.body,
         "posture": posture or "",
@@ -402,7 +404,7 @@ def land(
             kind,
             True,
             natural=data["roll"]["natural"],
-            rng=RNG,
+            rng=table.RNG,
             escape_allowed=hl.swallow_escape_allowed(damage.minimum, damage.maximum),
             escape_natural=escape,
         )
@@ -414,7 +416,7 @@ def land(
             "outcome": result.outcome.value,
         }
         if result.outcome is hl.SpecialOutcome.SEIZED_AND_TORN and target.hp > 0:
-            torn, _killed = _set_hp(target, min(target.hp, 0))
+            torn, _killed = table.set_hp(target, min(target.hp, 0))
             effect["hp"] += torn["hp"]
             data["killed"] = True
     return effect
@@ -435,11 +437,11 @@ def _entry_data(combatant: Combatant, event: str, zone: str, change: Change) -> 
 def _record_zone(
     viewer: Viewer, combatant: Combatant, data: dict[str, Any], change: Change, once: str
 ) -> LogEntry:
-    return _record(
+    return table.record(
         viewer,
         EntryKind.ZONE,
         data,
-        secret=_secret(viewer, False, combatant),
+        secret=table.kept_secret(viewer, False, combatant),
         effects=[change.effect],
         once=once,
     )
@@ -502,7 +504,7 @@ def tick_round(encounter: Encounter) -> tuple[list[dict], list[dict]]:
         before = state_of(combatant)
         if before is None:
             continue
-        after, effects = hl.end_round(before, rng=RNG)
+        after, effects = hl.end_round(before, rng=table.RNG)
         if after == before:
             continue
         change = _commit(

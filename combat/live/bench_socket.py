@@ -218,6 +218,8 @@ ANCHORS = (
     "combat/live/hub.py",
     "combat/live/consumers.py:",
     "combat/actions.py",
+    "combat/table/",
+    "combat/systems/",
     "combat/access.py",
     "rules/",
     "django/db/backends/utils.py:CursorWrapper._execute",

@@ -83,7 +83,7 @@ def announce(encounter: Encounter) -> None:
 #
 # On PostgreSQL every statement is a wait, and after a change every worker with a socket on
 # the table loaded it again: one more wait where the change was made, one on every other
-# worker. Instead, the change's last statement (``actions._numbered_together``) reads the
+# worker. Instead, the change's last statement (``combat.table.record``) reads the
 # table with it, in its transaction: the number's UPDATE holds the encounter's row, so no
 # other change can commit in between, and what it reads is the table as it is once this
 # one commits. The worker renders from that read, and sends it with the announcement

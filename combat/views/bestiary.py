@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from combat import actions, bestiary
+from combat import bestiary, table
 from combat.access import Viewer, referee_for
 from combat.bestiary_forms import AddFromBestiaryForm, EntryForm
 from combat.models import BestiaryEntry, Combatant, Kind
@@ -62,7 +62,7 @@ def add(request: HttpRequest, slug: str) -> HttpResponse:
                 hidden=data["hidden"],
                 once=data["once"],
             )
-        except actions.Repeated:
+        except table.Repeated:
             return _reply(request, viewer, done=True, form=fresh, message=already)
         except Refused as refused:
             form.add_error("entry", refused.message)

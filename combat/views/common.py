@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from combat import actions
+from combat import table
 from combat.access import Viewer
 from combat.errors import Refused, message_for
 from combat.forms import EncounterSettingsForm
@@ -27,18 +27,18 @@ def act_once(viewer: Viewer, once: str, form: Any, act: Callable[[], Any]) -> tu
     the first sending made); ``(False, None)``, the reason in the form's errors, otherwise.
 
     Whether the key was used is asked only when this sending did not go through: the action
-    claims its key as it applies (``actions._claim``), a key used before rolling the whole
+    claims its key as it applies (``table.claim``), a key used before rolling the whole
     action back; and a sending that finds something wrong (a target the first sending
     killed) is told what the first one did instead. So an action that goes through asks the
     database nothing more for its key (on PostgreSQL, one wait less)."""
     if form.is_valid():
         try:
             return True, act()
-        except actions.Repeated:
+        except table.Repeated:
             pass
         except (RulesError, Refused) as error:
             form.add_error(None, message_for(error))
-    return actions.first_result(viewer, once)
+    return table.first_result(viewer, once)
 
 
 def encounter_url(viewer: Viewer) -> str:

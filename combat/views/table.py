@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from combat import actions, bestiary, party, zones
+from combat import bestiary, party, table, zones
 from combat.access import Viewer, grant_referee, referee_for
 from combat.forms import CombatantForm, EncounterSettingsForm, MergingForm, QuickAddForm
 from combat.models import Combatant, Kind, Seat
@@ -24,7 +24,7 @@ from rules import ose
 
 def _sent_before(request: HttpRequest, viewer: Viewer) -> bool:
     """Whether this form's one-time key was applied already (a double tap, a retry)."""
-    return actions.first_result(viewer, request.POST.get("once", ""))[0]
+    return table.first_result(viewer, request.POST.get("once", ""))[0]
 
 
 def _saved_message(form: MergingForm) -> str | None:
@@ -78,8 +78,8 @@ def combatant_new(request: HttpRequest, slug: str) -> HttpResponse:
                 combatant.encounter = viewer.encounter
                 combatant.save()
                 zones.sync(combatant, viewer.encounter)  # hit locations: its body's zones
-                actions.touch(viewer, form.cleaned_data["once"])
-        except actions.Repeated:
+                table.touch(viewer, form.cleaned_data["once"])
+        except table.Repeated:
             return _sent_twice(request, viewer, "combatant", fresh)
         return panel_reply(request, viewer, "combatant", done=True, form=fresh, saved=combatant)
     return panel_reply(request, viewer, "combatant", form=form)
@@ -95,8 +95,8 @@ def combatant_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return _sent_twice(request, viewer, "combatant", fresh)
     if request.method == "POST" and form.is_valid():
         try:
-            current = actions.save_edit(viewer, form, combatant)
-        except actions.Repeated:
+            current = table.save_edit(viewer, form, combatant)
+        except table.Repeated:
             return _sent_twice(request, viewer, "combatant", fresh)
         if form.conflicts:
             stale = form.with_current_values(current)
@@ -120,7 +120,7 @@ def combatant_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     with transaction.atomic():
         removed, _by_model = Combatant.objects.filter(pk=pk, encounter=viewer.encounter).delete()
         if removed:
-            actions.touch(viewer)
+            table.touch(viewer)
     return panel_reply(request, viewer, "", done=True)
 
 
@@ -137,7 +137,7 @@ def combatant_toggle_hidden(request: HttpRequest, slug: str, pk: int) -> HttpRes
         if hidden != combatant.hidden:
             combatant.hidden = hidden
             combatant.save(update_fields=["hidden"])
-            actions.touch(viewer)
+            table.touch(viewer)
     return panel_reply(request, viewer, "", done=True)
 
 
@@ -153,7 +153,7 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             with transaction.atomic():
                 for number in range(1, data["count"] + 1):
-                    hp = ose.monster_hit_points(data["hp_dice"], rng=actions.RNG)
+                    hp = ose.monster_hit_points(data["hp_dice"], rng=table.RNG)
                     added = Combatant.objects.create(
                         encounter=viewer.encounter,
                         name=f"{data['name']} {number}" if data["count"] > 1 else data["name"],
@@ -171,8 +171,8 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
                         **form.monster_values(),
                     )
                     zones.sync(added, viewer.encounter)
-                actions.touch(viewer, data["once"])
-        except actions.Repeated:
+                table.touch(viewer, data["once"])
+        except table.Repeated:
             return _sent_twice(request, viewer, "quick_add", fresh)
         said = _added(data)
         if data["keep"]:  # their stat block into the campaign's bestiary (combat.bestiary)
@@ -189,8 +189,8 @@ def encounter_settings(request: HttpRequest, slug: str) -> HttpResponse:
     form = EncounterSettingsForm(request.POST, instance=viewer.encounter, prefix="settings")
     if form.is_valid() and not _sent_before(request, viewer):
         try:
-            current = actions.save_edit(viewer, form, viewer.encounter)
-        except actions.Repeated:  # sent twice at once: the other sending saved it
+            current = table.save_edit(viewer, form, viewer.encounter)
+        except table.Repeated:  # sent twice at once: the other sending saved it
             return redirect(encounter_url(viewer))
         if form.conflicts:
             return page(request, viewer, settings_form=form.with_current_values(current))
@@ -226,5 +226,5 @@ def seat_remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     with transaction.atomic():
         removed, _by_model = Seat.objects.filter(pk=pk, encounter=viewer.encounter).delete()
         if removed:
-            actions.touch(viewer)
+            table.touch(viewer)
     return panel_reply(request, viewer, "", done=True)

@@ -1,7 +1,7 @@
 """What happens when someone attacks or saves at a BECMI / Rules Cyclopedia table: hit rolls
 through the hit table with range and cover, and the five saves by their BECMI names.
 
-As ``combat.actions``: one transaction, the rows locked, one log entry of keys and numbers
+As ``combat.table`` says: one transaction, the rows locked, one log entry of keys and numbers
 (``"system": "becmi"``), announced after commit; hit locations land a hit as for OSE.
 """
 
@@ -11,21 +11,8 @@ from typing import Any
 
 from django.db import transaction
 
+from combat import table
 from combat.access import Viewer
-from combat.actions import (
-    RNG,
-    _able,
-    _alive,
-    _attack_helpless,
-    _attack_pair,
-    _damage_data,
-    _hurt,
-    _locked,
-    _mods,
-    _record,
-    _secret,
-    helpless_outcome,
-)
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, LogEntry
 from combat.systems.becmi.forms import becmi_attack_inputs, becmi_save_modifiers
@@ -55,13 +42,13 @@ def attack(
     attack_name: str = "",  # a monster's attack from its button (combat.monsters)
     **location: Any,  # hit locations: the attack form's fields for them (locate_hit)
 ) -> LogEntry:
-    attacker, target = _attack_pair(viewer, actor, target)
-    _able(_alive(attacker))
+    attacker, target = table.attack_pair(viewer, actor, target)
+    table.able(table.alive(attacker))
     where = locate_hit(viewer, attacker, location)
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
-    if helpless_outcome(viewer.encounter, target):  # as OSE's: hit without a roll, or slain
-        return _attack_helpless(
+    if table.helpless_outcome(viewer.encounter, target):  # as OSE's: hit without a roll, or slain
+        return table.attack_helpless(
             viewer, attacker, target, mode, damage, damage_dice, secret, once, where, attack_name
         )
     values = {
@@ -72,7 +59,11 @@ def attack(
         "modifier": modifier,
     }
     result = becmi.resolve_attack(
-        attacker.thac0, target.ac, rng=RNG, natural=natural, **becmi_attack_inputs(attacker, values)
+        attacker.thac0,
+        target.ac,
+        rng=table.RNG,
+        natural=natural,
+        **becmi_attack_inputs(attacker, values),
     )
     data: dict[str, Any] = {
         "system": SYSTEM,
@@ -92,7 +83,7 @@ def attack(
             "sides": 20,
             "natural": result.natural,
             "entered": natural is not None,
-            "mods": _mods(result.modifiers),
+            "mods": table.modifiers(result.modifiers),
             "total": result.total,
             "needed": result.needed,
             "success": result.hit,
@@ -101,25 +92,25 @@ def attack(
     effects = []
     if result.hit and damage is not None:
         dealt = ose.resolve_damage(
-            damage, mode, strength=attacker.str_score, rng=RNG, entered=damage_dice
+            damage, mode, strength=attacker.str_score, rng=table.RNG, entered=damage_dice
         )
-        data["damage"] = _damage_data(dealt, damage_dice)
+        data["damage"] = table.damage_data(dealt, damage_dice)
         total = dealt.total + result.damage_bonus
         if result.damage_bonus:  # the hit table's bonus for an AC easier than its first row
-            data["damage"]["mods"] += _mods([Modifier(result.damage_bonus, "hit_table")])
+            data["damage"]["mods"] += table.modifiers([Modifier(result.damage_bonus, "hit_table")])
             data["damage"]["total"] = total
         if where is not None:
             from combat import zones
 
             effects.append(zones.land(where, attacker, target, damage, total, data))
         else:
-            effect, data["killed"] = _hurt(target, total)
+            effect, data["killed"] = table.hurt(target, total)
             effects.append(effect)
-    return _record(
+    return table.record(
         viewer,
         EntryKind.ATTACK,
         data,
-        secret=_secret(viewer, secret, attacker, target),
+        secret=table.kept_secret(viewer, secret, attacker, target),
         effects=[e for e in effects if e["hp"] or "zones" in e],
         once=once,
     )
@@ -137,9 +128,9 @@ def saving_throw(
     secret: bool = False,
     once: str = "",
 ) -> LogEntry:
-    actor = _alive(_locked(viewer, actor))
+    actor = table.alive(table.locked(viewer, actor))
     mods = becmi_save_modifiers(actor, {"modifier": modifier, "magical": magical})
-    result = becmi.resolve_save(actor.save_value(category), mods, rng=RNG, natural=natural)
+    result = becmi.resolve_save(actor.save_value(category), mods, rng=table.RNG, natural=natural)
     data = {
         "system": SYSTEM,
         "who": actor.name,
@@ -149,11 +140,13 @@ def saving_throw(
             "sides": 20,
             "natural": result.natural,
             "entered": natural is not None,
-            "mods": _mods(result.modifiers),
+            "mods": table.modifiers(result.modifiers),
             "total": result.total,
             "needed": result.target,
             "success": result.saved,
             "automatic": False,
         },
     }
-    return _record(viewer, EntryKind.SAVE, data, secret=_secret(viewer, secret, actor), once=once)
+    return table.record(
+        viewer, EntryKind.SAVE, data, secret=table.kept_secret(viewer, secret, actor), once=once
+    )

@@ -1,7 +1,7 @@
 """What happens when someone acts at a Dolmenwood table: skill and ability checks, saves,
 attacks against ascending AC, and the referee's chance rolls.
 
-As ``combat.actions``: each runs in one transaction, locks what it changes, asks
+As ``combat.table`` says: each runs in one transaction, locks what it changes, asks
 ``rules.dolmenwood``, appends one log entry (keys and numbers, ``"system": "dolmenwood"``)
 and announces the change after commit. Hit points never drop below 0 here.
 """
@@ -12,20 +12,8 @@ from typing import Any
 
 from django.db import transaction
 
+from combat import table
 from combat.access import Viewer
-from combat.actions import (
-    RNG,
-    _able,
-    _alive,
-    _attack_pair,
-    _locked,
-    _mods,
-    _record,
-    _secret,
-    _set_hp,
-    _where,
-    helpless_outcome,
-)
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, HelplessRule, LogEntry
 from combat.systems import terms as systems
@@ -40,7 +28,7 @@ def locate_hit(viewer: Viewer, attacker: Combatant, fields: dict[str, Any]) -> d
     """How a hit is located when the encounter plays hit locations, from the attack form's
     fields as ``actions.attack`` reads them (direction, heights, the d100, a monster's special
     attack, wound dice, the target's posture); None when it does not."""
-    where = _where(
+    where = table.where(
         viewer,
         attacker,
         fields.get("direction"),
@@ -68,7 +56,7 @@ def _roll(result: Any, *, sides: int, entered: bool) -> dict[str, Any]:
         "sides": sides,
         "natural": result.natural,
         "entered": entered,  # typed in from a die rolled at the table
-        "mods": _mods(result.modifiers),
+        "mods": table.modifiers(result.modifiers),
         "total": result.total,
         "needed": result.target,
         "success": result.outcome.value in ("success", "hit"),
@@ -88,9 +76,9 @@ def skill_check(
     secret: bool = False,
     once: str = "",
 ) -> LogEntry:
-    actor = _able(_alive(_locked(viewer, actor)))
+    actor = table.able(table.alive(table.locked(viewer, actor)))
     result = dw.resolve_skill_check(
-        skill.key, target, _situational(modifier), rng=RNG, natural=natural
+        skill.key, target, _situational(modifier), rng=table.RNG, natural=natural
     )
     data = {
         "system": SYSTEM,
@@ -100,7 +88,9 @@ def skill_check(
         "targets": list(skill.targets),
         "roll": _roll(result, sides=6, entered=natural is not None),
     }
-    return _record(viewer, EntryKind.SKILL, data, secret=_secret(viewer, secret, actor), once=once)
+    return table.record(
+        viewer, EntryKind.SKILL, data, secret=table.kept_secret(viewer, secret, actor), once=once
+    )
 
 
 @transaction.atomic
@@ -115,9 +105,9 @@ def ability_check(
     secret: bool = False,
     once: str = "",
 ) -> LogEntry:
-    actor = _able(_alive(_locked(viewer, actor)))
+    actor = table.able(table.alive(table.locked(viewer, actor)))
     result = dw.resolve_ability_check(
-        ability, score, _situational(modifier), rng=RNG, natural=natural
+        ability, score, _situational(modifier), rng=table.RNG, natural=natural
     )
     data = {
         "system": SYSTEM,
@@ -126,7 +116,9 @@ def ability_check(
         "score": score,
         "roll": _roll(result, sides=6, entered=natural is not None),
     }
-    return _record(viewer, EntryKind.CHECK, data, secret=_secret(viewer, secret, actor), once=once)
+    return table.record(
+        viewer, EntryKind.CHECK, data, secret=table.kept_secret(viewer, secret, actor), once=once
+    )
 
 
 @transaction.atomic
@@ -142,14 +134,14 @@ def saving_throw(
     secret: bool = False,
     once: str = "",
 ) -> LogEntry:
-    actor = _alive(_locked(viewer, actor))
+    actor = table.alive(table.locked(viewer, actor))
     result = dw.resolve_save(
         category,
         systems.dw_save_target(actor, category),
         _situational(modifier),
         magical=magical,
         wisdom=actor.wis_score,
-        rng=RNG,
+        rng=table.RNG,
         natural=natural,
     )
     data = {
@@ -161,7 +153,9 @@ def saving_throw(
         "roll": _roll(result, sides=20, entered=natural is not None),
         "damage": None,
     }
-    return _record(viewer, EntryKind.SAVE, data, secret=_secret(viewer, secret, actor), once=once)
+    return table.record(
+        viewer, EntryKind.SAVE, data, secret=table.kept_secret(viewer, secret, actor), once=once
+    )
 
 
 @transaction.atomic
@@ -182,8 +176,8 @@ def attack(
     attack_name: str = "",  # a monster's attack from its button (combat.monsters)
     **location: Any,  # hit locations: the attack form's fields for them (locate_hit)
 ) -> LogEntry:
-    attacker, target = _attack_pair(viewer, actor, target)
-    _able(_alive(attacker))
+    attacker, target = table.attack_pair(viewer, actor, target)
+    table.able(table.alive(attacker))
     # Hit locations: where a hit lands, as for OSE (combat.zones); off, None.
     where = locate_hit(viewer, attacker, location)
     if target.dead:
@@ -201,16 +195,16 @@ def attack(
         "immune": immune,
     }
     effects = []
-    rule = helpless_outcome(viewer.encounter, target)
+    rule = table.helpless_outcome(viewer.encounter, target)
     if rule:
         data["helpless"] = rule
         if rule == HelplessRule.SLAIN:
-            effect, data["killed"] = _set_hp(target, 0)
-            return _record(
+            effect, data["killed"] = table.set_hp(target, 0)
+            return table.record(
                 viewer,
                 EntryKind.ATTACK,
                 data,
-                secret=_secret(viewer, secret, attacker, target),
+                secret=table.kept_secret(viewer, secret, attacker, target),
                 effects=[effect] if effect["hp"] else [],
                 once=once,
             )
@@ -224,7 +218,7 @@ def attack(
             _situational(modifier),
             strength=attacker.str_score if character else None,
             dexterity=attacker.dex_score if character else None,
-            rng=RNG,
+            rng=table.RNG,
             natural=natural,
         )
         data["roll"] = _roll(result, sides=20, entered=natural is not None)
@@ -233,11 +227,11 @@ def attack(
         effects.append(
             _deal_damage(attacker, target, mode, damage, dw_dice, damage_dice, immune, data, where)
         )
-    return _record(
+    return table.record(
         viewer,
         EntryKind.ATTACK,
         data,
-        secret=_secret(viewer, secret, attacker, target),
+        secret=table.kept_secret(viewer, secret, attacker, target),
         effects=[e for e in effects if e["hp"] or "zones" in e],
         once=once,
     )
@@ -264,14 +258,14 @@ def _deal_damage(
         (Modifier(bonus, "bonus"),) if bonus else (),
         strength=attacker.str_score if character else None,
         immune=immune,
-        rng=RNG,
+        rng=table.RNG,
         naturals=damage_dice,
     )
     data["damage"] = {
         "expr": expression,
         "dice": list(dealt.naturals),
         "entered": damage_dice is not None,
-        "mods": _mods(dealt.modifiers),
+        "mods": table.modifiers(dealt.modifiers),
         "total": dealt.total,
         "outcome": dealt.outcome.value,
     }
@@ -285,7 +279,7 @@ def _deal_damage(
         # stored (combat.zones.hit_zone), for the referee's zone panel and bleeding alike.
         return zones.land(where, attacker, target, damage, dealt.total, data)
     change = dw.apply_damage(target.hp, min(dealt.total, 10_000))
-    effect, data["killed"] = _set_hp(target, change.after)
+    effect, data["killed"] = table.set_hp(target, change.after)
     return effect
 
 
@@ -301,9 +295,9 @@ def chance_roll(
     once: str = "",
 ) -> LogEntry:
     if kind == "x_in_6":
-        result = dw.resolve_x_in_6(chance, rng=RNG, natural=natural)
+        result = dw.resolve_x_in_6(chance, rng=table.RNG, natural=natural)
     else:
-        result = dw.resolve_percentage(chance, rng=RNG, natural=natural)
+        result = dw.resolve_percentage(chance, rng=table.RNG, natural=natural)
     data = {
         "system": SYSTEM,
         "kind": kind,
@@ -313,4 +307,6 @@ def chance_roll(
         "entered": natural is not None,
         "success": result.success,
     }
-    return _record(viewer, EntryKind.CHANCE, data, secret=_secret(viewer, secret), once=once)
+    return table.record(
+        viewer, EntryKind.CHANCE, data, secret=table.kept_secret(viewer, secret), once=once
+    )

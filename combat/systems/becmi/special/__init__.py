@@ -2,10 +2,11 @@
 between two combatants that lasts across rounds) and naval combat (ships as combatants whose
 hit points are hull points: ramming, grappling, boarding, monster damage to hulls, repairs).
 
-As ``combat.actions``: one transaction each, the rows locked, one log entry of keys and numbers
-(``data["becmi"]`` names the action), announced after commit. What an entry changed besides hit
-points (a knock-out, a hold, a ship's rowers and repairs) is in ``data["restore"]``, which
-``undo`` puts back; hit points come back through the entry's effects as for any other entry.
+As ``combat.table`` says: one transaction each, the rows locked, one log entry of keys and
+numbers (``data["becmi"]`` names the action), announced after commit. What an entry changed
+besides hit points (a knock-out, a hold, a ship's rowers and repairs) is in
+``data["restore"]``, which ``undo`` puts back; hit points come back through the entry's
+effects as for any other entry.
 """
 
 from __future__ import annotations

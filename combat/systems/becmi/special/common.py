@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from combat.actions import _mods
+from combat import table
 from combat.models import Combatant, Kind
 from rules.core import Modifier
 
@@ -23,7 +23,7 @@ def _hit_roll(attack: Any, entered: bool) -> dict[str, Any]:
     return {
         "natural": attack.natural,
         "entered": entered,
-        "mods": _mods(attack.modifiers),
+        "mods": table.modifiers(attack.modifiers),
         "total": attack.total,
         "needed": attack.needed,
         "success": attack.hit,
@@ -34,7 +34,7 @@ def _save_roll(save: Any, entered: bool) -> dict[str, Any]:
     return {
         "natural": save.natural,
         "entered": entered,
-        "mods": _mods(save.modifiers),
+        "mods": table.modifiers(save.modifiers),
         "total": save.total,
         "needed": save.target,
         "success": save.saved,

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.db import transaction
 
+from combat import table
 from combat.access import Viewer
-from combat.actions import RNG, _able, _alive, _hurt, _locked_pair, _record, _secret
 from combat.errors import Refused
 from combat.models import Combatant, Condition, ConditionKind, EntryKind, Kind, LogEntry
 from combat.systems.becmi.special.common import _hit_roll, _save_roll, _situational, _strength
@@ -81,8 +81,8 @@ def strike(
 ) -> LogEntry:
     """A punch or a kick: the hit roll, then on a hit ``1 + STR adj`` damage (0 pulled), the
     stun roll and, if stunned, the save vs Death Ray; a failed save knocks out for t rounds."""
-    attacker, target = _locked_pair(viewer, actor, target)
-    _able(_alive(attacker))
+    attacker, target = table.locked_pair(viewer, actor, target)
+    table.able(table.alive(attacker))
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
     sizes = (attacker_ft, defender_ft)
@@ -91,7 +91,7 @@ def strike(
         attacker.thac0,
         target.ac,
         pulled=pulled,
-        rng=RNG,
+        rng=table.RNG,
         natural=natural,
         stun_natural=stun_natural,
         save_natural=save_natural,
@@ -123,18 +123,18 @@ def strike(
         data["save"] = _save_roll(result.save, save_natural is not None)
     effects = []
     if result.attack.hit and result.damage:
-        effect, data["killed"] = _hurt(target, result.damage)
+        effect, data["killed"] = table.hurt(target, result.damage)
         effects.append(effect)
     if result.knocked_out and not target.dead:
         condition = Condition.objects.create(
             combatant=target, kind=ConditionKind.KNOCKED_OUT, rounds_left=result.knockout_rounds
         )
         data["restore"] = {"conditions": [condition.pk]}
-    return _record(
+    return table.record(
         viewer,
         EntryKind.STRIKE,
         data,
-        secret=_secret(viewer, secret, attacker, target),
+        secret=table.kept_secret(viewer, secret, attacker, target),
         effects=effects,
         once=once,
     )

@@ -1,0 +1,33 @@
+"""The server's dice, and how a roll's modifiers and a damage roll are stored in a log entry."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from rules import dice
+from rules.core import Modifier
+
+RNG = secrets.SystemRandom()
+"""The server's random source, for every roll nobody typed in. A test that fixes the dice
+replaces it in every module that took it (``from combat.table import RNG``)."""
+
+
+def modifiers(applied: Sequence[Modifier]) -> list[list[Any]]:
+    """Modifiers as a log entry keeps them: ``[value, reason]`` pairs, the reason a key each
+    viewer reads in their own language."""
+    return [[m.value, m.reason] for m in applied]
+
+
+def damage_data(dealt: Any, entered: list[int] | None) -> dict[str, Any]:
+    """A damage roll (``rules.ose.resolve_damage``'s result) as the entry's ``"damage"``;
+    ``entered``: the dice typed in from the table, if any."""
+    return {
+        "expr": dice.format_expression(dealt.roll.expression),
+        "dice": list(dealt.roll.naturals),
+        "entered": entered is not None,
+        "rolled": dealt.roll.total,
+        "mods": modifiers(dealt.modifiers),
+        "total": dealt.total,
+    }
