@@ -21,7 +21,6 @@ from combat.table.actions import (
     correct_hit_points,
     free_roll,
     rest,
-    save_edit,
     undo,
 )
 from rules import dice, ose
@@ -36,7 +35,6 @@ __all__ = [
     "free_roll",
     "rest",
     "roll_data",
-    "save_edit",
     "saving_throw",
     "undo",
 ]

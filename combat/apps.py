@@ -28,4 +28,15 @@ class FrayStaticFilesConfig(StaticFilesConfig):
 
 class CombatConfig(AppConfig):
     name = "combat"
+    default = True  # the app's own config: this module holds the static files' one too
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The toolkit (combat.table) is below the live table, the zones and the rounds, and
+        # never imports them: they plug into it here, once per process, before any request,
+        # command or test runs (each system's app plugs in its own undo).
+        from combat import rounds, table, zones
+        from combat.live import state
+
+        table.connect(announcer=state.ANNOUNCER, hit_locations=zones.HIT_LOCATIONS)
+        table.undoing(rounds.undo_entry)

@@ -706,6 +706,18 @@ def check_morale(
 COURSE = (EntryKind.COMBAT, EntryKind.INITIATIVE, EntryKind.TURN)
 
 
+def undo_entry(viewer: Viewer, entry: LogEntry) -> None:
+    """What an entry of the round's course, a morale check or a condition changed besides hit
+    points, put back inside the undo's transaction (``combat.table.undo`` calls it: see
+    ``combat.apps``); any other entry is not the round's business."""
+    if entry.kind in COURSE:
+        undo_course(locked_encounter(viewer), entry)
+    elif entry.kind == EntryKind.MORALE:
+        undo_morale(locked_encounter(viewer), entry)
+    elif entry.kind == EntryKind.CONDITION:
+        undo_condition(entry)
+
+
 def undo_course(encounter: Encounter, entry: LogEntry) -> None:
     """Put the round back as it was before ``entry`` (inside the undo's transaction). Only
     the latest change of the round's course can be undone: an older one would bring back a

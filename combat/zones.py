@@ -29,6 +29,8 @@ from rules.hit_location import BodyPlan, ZoneEffect, ZoneState
 
 __all__ = [
     "DEFAULT_HEIGHT",
+    "HIT_LOCATIONS",
+    "cannot_attack",
     "damage_zone",
     "effect_data",
     "from_dict",
@@ -164,6 +166,13 @@ def state_of(combatant: Combatant) -> ZoneState | None:
 def _fresh(combatant: Combatant) -> dict[str, Any]:
     options = plan_options(combatant)
     return to_dict(hl.new_zone_state(_plan(options), combatant.hp_max), options)
+
+
+def cannot_attack(combatant: Combatant) -> bool:
+    """Whether the combatant's wounds leave it unable to attack (a reptile in its death
+    throes, a swallowed or seized victim's state as the engine says)."""
+    state = state_of(combatant)
+    return state is not None and hl.Condition.CANNOT_ATTACK in state.conditions
 
 
 def sync(combatant: Combatant, encounter: Encounter) -> bool:
@@ -570,3 +579,10 @@ def undo_effect(combatant: Combatant, effect: dict[str, Any]) -> None:
         return
     combatant.zones = revert(combatant.zones, zones["before"], zones["after"])
     combatant.save(update_fields=["zones"])
+
+
+# What the toolkit's attacks and undos ask of hit locations (``combat.table.hooks``;
+# ``combat.apps`` plugs it in): this module builds on the toolkit, which never imports it.
+HIT_LOCATIONS = table.HitLocations(
+    cannot_attack=cannot_attack, remember=remember, land=land, put_back=undo_effect
+)

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import transaction
 from django.db.models import F, Model, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -43,6 +42,7 @@ from combat.db.prepared import Named, Prepared, Read, read_together
 from combat.fragments import drawn, logged_once, part_notice, row_notice
 from combat.lru import Lru
 from combat.models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
+from combat.table.hooks import Announcer
 
 if TYPE_CHECKING:
     from combat.rounds import Standing
@@ -52,31 +52,31 @@ Fixed = tuple[Any, ...]
 EntryKey = tuple[tuple[Any, ...], str, LogEntry]
 
 
-def announce(encounter: Encounter) -> None:
-    """Tell every browser on ``encounter`` once the current transaction commits."""
-    group, seq, pk = encounter.group_name, encounter.seq, encounter.pk
+def announce_committed(encounter_id: int, seq: int, group: str) -> None:
+    """Tell every browser on the encounter that change ``seq`` has committed (the toolkit
+    calls this after commit: ``combat.table.announce``), and render it here."""
+    from combat.live.hub import claim_render, render_here  # the hub builds on this module
 
-    def send() -> None:
-        from combat.live.hub import claim_render, render_here  # the hub builds on this module
-
-        # Claimed before the announcement, rendered after it: other processes start on the
-        # change while this one renders it, and this one's hub leaves it to this thread.
-        claimed = claim_render(pk, seq)
-        read = _taken(seq)
-        layer = get_channel_layer()
-        if layer is not None and not (claimed is not None and claimed.heard_alone(layer, group)):
-            message: dict[str, Any] = {"type": "encounter.changed", "seq": seq, "encounter": pk}
-            rows = encoded(*read) if read is not None else None
-            if rows is not None:
-                message["rows"] = rows
-            # Sent from the hub's event loop, which this thread lets do it before rendering
-            # (``TableHub.announce``), so that other workers start on the change at once.
-            if claimed is None or not claimed.announce(layer, group, message):
-                async_to_sync(layer.group_send)(group, message)
-        if claimed is not None:
-            render_here(claimed, seq, read)
-
-    transaction.on_commit(send)
+    # Claimed before the announcement, rendered after it: other processes start on the
+    # change while this one renders it, and this one's hub leaves it to this thread.
+    claimed = claim_render(encounter_id, seq)
+    read = _taken(seq)
+    layer = get_channel_layer()
+    if layer is not None and not (claimed is not None and claimed.heard_alone(layer, group)):
+        message: dict[str, Any] = {
+            "type": "encounter.changed",
+            "seq": seq,
+            "encounter": encounter_id,
+        }
+        rows = encoded(*read) if read is not None else None
+        if rows is not None:
+            message["rows"] = rows
+        # Sent from the hub's event loop, which this thread lets do it before rendering
+        # (``TableHub.announce``), so that other workers start on the change at once.
+        if claimed is None or not claimed.announce(layer, group, message):
+            async_to_sync(layer.group_send)(group, message)
+    if claimed is not None:
+        render_here(claimed, seq, read)
 
 
 # --- The table as a change leaves it, read with the change -------------------------------
@@ -133,6 +133,11 @@ def _taken(seq: int) -> tuple[int | None, Read] | None:
     if kept is None or kept[0] != seq:
         return None
     return kept[1], kept[2]
+
+
+# What the toolkit calls to announce a change (``combat.table.hooks``; ``combat.apps`` plugs
+# it in): this module is above the toolkit, which therefore never imports it.
+ANNOUNCER = Announcer(committed=announce_committed, ahead=table_ahead, keep=keep_read)
 
 
 def read_follows(read: tuple[int | None, Read], state: State | None, encounter_id: int) -> bool:
@@ -1298,10 +1303,11 @@ def render_snapshot(viewer: Viewer, language: str) -> tuple[int, str]:
 
 
 __all__ = [
+    "ANNOUNCER",
     "Audience",
     "State",
     "View",
-    "announce",
+    "announce_committed",
     "audience_of",
     "build_views",
     "live_context",

@@ -57,27 +57,39 @@ from combat.table.actions import (
     correct_hit_points,
     free_roll,
     rest,
-    save_edit,
     undo,
 )
 from combat.table.attack import attack_helpless, deal_damage, where
+from combat.table.hooks import Announcer, HitLocations, connect, undoing
 from combat.table.life import able, alive, armed, helpless, helpless_outcome, hurt, set_hp
 from combat.table.locks import attack_pair, conditions_in_force, locked, locked_pair
-from combat.table.record import Repeated, claim, first_result, kept_secret, record, touch
+from combat.table.record import (
+    Repeated,
+    announce,
+    claim,
+    first_result,
+    kept_secret,
+    record,
+    touch,
+)
 from combat.table.rolls import RNG, damage_data, modifiers
 
 __all__ = [
     "RNG",
     "AlreadyUndone",
+    "Announcer",
+    "HitLocations",
     "Repeated",
     "able",
     "alive",
+    "announce",
     "armed",
     "attack_helpless",
     "attack_pair",
     "change_hit_points",
     "claim",
     "conditions_in_force",
+    "connect",
     "correct_hit_points",
     "damage_data",
     "deal_damage",
@@ -92,9 +104,9 @@ __all__ = [
     "modifiers",
     "record",
     "rest",
-    "save_edit",
     "set_hp",
     "touch",
     "undo",
+    "undoing",
     "where",
 ]

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Model
 
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, LogEntry
+from combat.table import hooks
 from combat.table.life import alive, hurt, set_hp
 from combat.table.locks import locked
-from combat.table.record import kept_secret, record, touch
+from combat.table.record import kept_secret, record
 from combat.table.rolls import RNG
 from rules import dice, ose
 
@@ -123,61 +122,6 @@ def free_roll(
     return record(viewer, EntryKind.ROLL, data, secret=kept_secret(viewer, secret), once=once)
 
 
-@transaction.atomic
-def save_edit(viewer: Viewer, form: Any, row: Model, once: str = "") -> Model:
-    """Write what an edit form (a ``MergingForm``) changed on ``row``, and nothing else.
-
-    The row is locked and read again first, so a field someone else changed since the form
-    was opened is never overwritten: the form records a conflict and nothing is written. A
-    combatant's hit points change only as a logged correction. Returns the row as it is now.
-    """
-    current = type(row).objects.select_for_update().get(pk=row.pk)
-    changes = form.changes(current)
-    if form.conflicts:
-        return current
-    hp = changes.pop("hp", None) if isinstance(current, Combatant) else None
-    from combat.systems import (
-        terms as systems,  # the rules system: fixed from the first roll (checked again here)
-    )
-
-    if "system" in changes and systems.has_rolled(current):
-        changes.pop("system")
-    for name, value in changes.items():
-        setattr(current, name, value)
-    if changes:
-        current.save(update_fields=list(changes))
-        _sync_zones(viewer, current)
-    if "system" in changes:
-        systems.system_changed(current)
-    if hp is not None:
-        correct_hit_points(viewer, actor=current, hp=hp)
-    touch(viewer, once or form.cleaned_data.get("once", ""))
-    return current
-
-
-def _sync_zones(viewer: Viewer, row: Model) -> None:
-    """Hit locations turned on, or a body changed: the zone states follow (combat.zones)."""
-    from combat import zones
-
-    if isinstance(row, Combatant):
-        zones.sync(row, viewer.encounter)
-    elif row.pk == viewer.encounter.pk and getattr(row, "hit_locations", False):
-        viewer.encounter.hit_locations = True
-        zones.sync_all(row)
-
-
-def _undo_round(viewer: Viewer, entry: LogEntry) -> None:
-    """What an entry of the round's course changed besides hit points, put back."""
-    from combat import rounds
-
-    if entry.kind in rounds.COURSE:
-        rounds.undo_course(rounds.locked_encounter(viewer), entry)
-    elif entry.kind == EntryKind.MORALE:
-        rounds.undo_morale(rounds.locked_encounter(viewer), entry)
-    elif entry.kind == EntryKind.CONDITION:
-        rounds.undo_condition(entry)
-
-
 class AlreadyUndone(Exception):
     """The entry was undone before (the undo that did it is ``undo``), or is itself an undo."""
 
@@ -231,11 +175,8 @@ def _undo(viewer: Viewer, entry: LogEntry) -> LogEntry:
 def _put_back(viewer: Viewer, entry: LogEntry) -> tuple[list[dict[str, int]], list[Combatant]]:
     """What ``entry`` changed, put back: the effects that reverse its hit points, and who
     they brought back to life."""
-    _undo_round(viewer, entry)
-    if entry.data.get("restore"):  # BECMI: a knock-out, a hold, a ship's state
-        from combat.systems.becmi import special as becmi_special
-
-        becmi_special.undo(viewer, entry)
+    for put_back in hooks.undoers():  # the round's course, a condition, a hold, a ship...
+        put_back(viewer, entry)
     reversed_effects = []
     revived = []
     rows = Combatant.objects.select_for_update().filter(encounter=viewer.encounter)
@@ -244,10 +185,8 @@ def _put_back(viewer: Viewer, entry: LogEntry) -> tuple[list[dict[str, int]], li
         if combatant is None:  # removed since: nothing left to reverse
             continue
         reversed_effect, _killed = set_hp(combatant, combatant.hp - effect["hp"])
-        if "zones" in effect:  # hit locations: the zones as they were (combat.zones)
-            from combat import zones
-
-            zones.undo_effect(combatant, effect)
+        if "zones" in effect:  # hit locations: the zones as they were
+            hooks.hit_locations().put_back(combatant, effect)
         reversed_effects.append(reversed_effect)
         if combatant.hp > 0 >= combatant.hp - reversed_effect["hp"]:
             revived.append(combatant)

@@ -6,6 +6,7 @@ from typing import Any
 
 from combat.access import Viewer
 from combat.models import Combatant, EntryKind, HelplessRule, LogEntry
+from combat.table import hooks
 from combat.table.life import hurt, set_hp
 from combat.table.record import kept_secret, record
 from combat.table.rolls import RNG, damage_data
@@ -70,9 +71,7 @@ def deal_damage(
     )
     data["damage"] = damage_data(dealt, damage_dice)
     if where is not None:
-        from combat import zones
-
-        return zones.land(where, attacker, target, damage, dealt.total, data)
+        return hooks.hit_locations().land(where, attacker, target, damage, dealt.total, data)
     effect, data["killed"] = hurt(target, dealt.total)
     return effect
 
@@ -90,8 +89,6 @@ def where(
     and the d100 typed in, if any."""
     if not viewer.encounter.hit_locations:
         return None
-    from combat import zones
-
-    zones.remember(attacker, attacker_ft, weapon_ft)
+    hooks.hit_locations().remember(attacker, attacker_ft, weapon_ft)
     roll = {"direction": direction, "natural": location}
     return {"encounter": viewer.encounter, "roll": roll}

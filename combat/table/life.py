@@ -6,9 +6,9 @@ from combat.access import Viewer
 from combat.db.prepared import save_fields
 from combat.errors import Refused
 from combat.models import HP_FLOOR, Combatant, ConditionKind, Encounter
+from combat.table import hooks
 from combat.table.locks import conditions_in_force
 from rules import ose
-from rules.hit_location import Condition as ZoneCondition
 from rules.rounds import HELPLESS, PREVENTS_ACTION
 
 
@@ -32,10 +32,7 @@ def able(combatant: Combatant) -> Combatant:
 def armed(viewer: Viewer, attacker: Combatant) -> Combatant:
     """Hit locations: wounds that leave their bearer unable to attack (a reptile in its death
     throes, a swallowed or seized victim's state as the engine says) refuse its attacks."""
-    from combat.zones import state_of
-
-    state = state_of(attacker) if viewer.encounter.hit_locations else None
-    if state is not None and ZoneCondition.CANNOT_ATTACK in state.conditions:
+    if viewer.encounter.hit_locations and hooks.hit_locations().cannot_attack(attacker):
         raise Refused("wounds_prevent_attack", name=attacker.name)
     return attacker
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.db import connections, router
+from django.db import connections, router, transaction
 
 from combat import unseen
 from combat.access import Viewer
 from combat.db.prepared import Prepared, insert, insert_statement, inserted_values, run_then_read
-from combat.live.state import announce, keep_read, table_ahead
-from combat.models import ActionKey, Combatant, LogEntry, Side, bump_returning
+from combat.models import ActionKey, Combatant, Encounter, LogEntry, Side, bump_returning
+from combat.table import hooks
 
 
 class Repeated(Exception):
@@ -141,8 +141,10 @@ def _numbered_together(connection: Any, entry: LogEntry, public: bool, once: str
     if once:
         key = ActionKey(encounter=encounter, key=once)
         params += inserted_values(key, key_fields, connection)
-    # The table as this change leaves it, read in the same round trip (``live.keep_read``).
-    since, ahead = table_ahead(encounter)
+    # The table as this change leaves it, read in the same round trip, for the live table
+    # to render the change from (``combat.live.state.keep_read``).
+    live = hooks.announcer()
+    since, ahead = live.ahead(encounter)
     with connection.cursor() as cursor:
         row, read = run_then_read(cursor, sql, params, ahead, using=connection.alias)
     entry.pk, entry.seq, entry.public_seq, public_seq, claimed = row
@@ -151,7 +153,7 @@ def _numbered_together(connection: Any, entry: LogEntry, public: bool, once: str
     if not claimed:
         raise Repeated(once)
     if read is not None:
-        keep_read(connection, entry.seq, since, read)
+        live.keep(connection, entry.seq, since, read)
 
 
 # The statement of ``_numbered_together``, by (public, with a key), and the fields whose
@@ -183,6 +185,15 @@ def _numbered_sql(connection: Any, public: bool, claims: bool) -> tuple[str, lis
     sql += " FROM entry"
     found = _NUMBERED[public, claims] = (sql, entry_fields, key_fields)
     return found
+
+
+def announce(encounter: Encounter) -> None:
+    """Announce ``encounter``'s change at its current number once the current transaction
+    commits (nothing, if it rolls back), through the live table's hook (``hooks.Announcer``).
+    Outside a transaction, at once."""
+    committed = hooks.announcer().committed
+    pk, seq, group = encounter.pk, encounter.seq, encounter.group_name
+    transaction.on_commit(lambda: committed(pk, seq, group))
 
 
 def touch(viewer: Viewer, once: str = "") -> None:

@@ -7,7 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from combat import table
+from combat import editing, table
 from combat.access import Viewer, referee_for, viewer_for
 from combat.character_forms import NotesForm, fill_form
 from combat.models import Combatant
@@ -44,7 +44,7 @@ def combatant_notes(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return _sent_twice(request, viewer, "notes", NotesForm(instance=combatant))
     if request.method == "POST" and form.is_valid():
         try:
-            current = table.save_edit(viewer, form, combatant)
+            current = editing.save_edit(viewer, form, combatant)
         except table.Repeated:
             return _sent_twice(request, viewer, "notes", NotesForm(instance=combatant))
         if form.conflicts:

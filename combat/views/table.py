@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from combat import bestiary, party, table, zones
+from combat import bestiary, editing, party, table, zones
 from combat.access import Viewer, grant_referee, referee_for
 from combat.forms import CombatantForm, EncounterSettingsForm, MergingForm, QuickAddForm
 from combat.models import Combatant, Kind, Seat
@@ -95,7 +95,7 @@ def combatant_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return _sent_twice(request, viewer, "combatant", fresh)
     if request.method == "POST" and form.is_valid():
         try:
-            current = table.save_edit(viewer, form, combatant)
+            current = editing.save_edit(viewer, form, combatant)
         except table.Repeated:
             return _sent_twice(request, viewer, "combatant", fresh)
         if form.conflicts:
@@ -189,7 +189,7 @@ def encounter_settings(request: HttpRequest, slug: str) -> HttpResponse:
     form = EncounterSettingsForm(request.POST, instance=viewer.encounter, prefix="settings")
     if form.is_valid() and not _sent_before(request, viewer):
         try:
-            current = table.save_edit(viewer, form, viewer.encounter)
+            current = editing.save_edit(viewer, form, viewer.encounter)
         except table.Repeated:  # sent twice at once: the other sending saved it
             return redirect(encounter_url(viewer))
         if form.conflicts:

@@ -378,6 +378,7 @@ def test_switching_to_becmi_gives_the_monsters_becmis_thac0(referee, encounter):
 
 
 def test_a_system_change_racing_a_roll_is_dropped_inside_the_transaction(referee, encounter):
+    from combat import editing
     from combat import table as toolkit
     from combat.access import Viewer
     from combat.forms import EncounterSettingsForm
@@ -393,6 +394,6 @@ def test_a_system_change_racing_a_roll_is_dropped_inside_the_transaction(referee
     )
     assert form.is_valid(), form.errors  # nothing rolled yet when the form was checked
     toolkit.free_roll(viewer, expression=dice.parse("1d6"), label="", entered=None)
-    toolkit.save_edit(viewer, form, encounter)
+    editing.save_edit(viewer, form, encounter)
     encounter.refresh_from_db()
     assert encounter.system == RulesSystem.BECMI
