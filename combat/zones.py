@@ -22,7 +22,8 @@ from django.db import transaction
 from combat.access import Viewer
 from combat.actions import RNG, _record, _secret, _set_hp
 from combat.errors import Refused
-from combat.models import Combatant, Encounter, EntryKind, LogEntry, RulesSystem
+from combat.models import Combatant, Encounter, EntryKind, LogEntry
+from combat.systems import registry
 from rules import hit_location as hl
 from rules.errors import RulesError
 from rules.hit_location import BodyPlan, ZoneEffect, ZoneState
@@ -288,7 +289,7 @@ def hit_zone(
     order, then the server's; more than it needs is the engine's error."""
     before = _state(target, encounter)
     after, effects = hl.apply_zone_damage(before, zone, amount, rng=RNG, entered=entered or ())
-    floor = encounter.system == RulesSystem.DOLMENWOOD
+    floor = registry.of(encounter).zero_floor
     return _commit(target, before, after, effects, len(entered or ()), floor=floor)
 
 
@@ -505,9 +506,7 @@ def tick_round(encounter: Encounter) -> tuple[list[dict], list[dict]]:
         after, effects = hl.end_round(before, rng=RNG)
         if after == before:
             continue
-        change = _commit(
-            combatant, before, after, effects, floor=encounter.system == RulesSystem.DOLMENWOOD
-        )
+        change = _commit(combatant, before, after, effects, floor=registry.of(encounter).zero_floor)
         undo.append(change.effect)
         if change.effects or change.killed:
             said.append(
