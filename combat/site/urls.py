@@ -11,6 +11,7 @@ from combat.views import (
     bestiary,
     characters,
     display,
+    formats,
     group,
     pages,
     panels,
@@ -78,6 +79,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("theme/", theme.set_theme, name="set_theme"),
     path("hit-locations/", zones_tables.hit_locations, name="hit_locations"),
+    path("formats/", formats.formats, name="formats"),
 ]
 
 # Only in servers that `manage.py bench_live` starts (it sets FRAY_BENCH=1), as the bench socket
