@@ -318,9 +318,7 @@ def save_edit(viewer: Viewer, form: Any, row: Model, once: str = "") -> Model:
     if form.conflicts:
         return current
     hp = changes.pop("hp", None) if isinstance(current, Combatant) else None
-    from combat.systems import (
-        terms as systems,  # the rules system: fixed from the first roll (checked again here)
-    )
+    from combat.systems import common as systems  # fixed from the first roll (checked again)
 
     if "system" in changes and systems.has_rolled(current):
         changes.pop("system")

@@ -88,13 +88,16 @@ class System:
     ``viewer`` in context); ``row``, when given, draws what the system adds to every row (a
     ship's hull, wrestling holds); ``tools`` what it adds to the referee's tools; ``log``
     draws an entry this system wrote (``entry``'s data says ``"system": key``), and
-    ``logs`` draws entries its data marks otherwise (``{data key: template}``).
+    ``logs`` draws entries its data marks otherwise (``{data key: template}``); ``reasons``
+    names the modifiers only its rolls give (``{reason key: label}``).
 
-    Rules hooks, each optional: ``monster_thac0(hit_dice)``; ``zero_floor`` — hit points stop
-    at 0 rather than going on below it (Dolmenwood); ``adapt_combatant_form(form)`` — its
-    fields on the combatant form; ``holds(encounter)`` — what its rows show held
-    (``{combatant id: [...]}``, read once per change, as ``combatant.holds``);
-    ``undo(viewer, entry)`` — puts back what its own entries changed beyond hit points.
+    Rules hooks, each optional: ``monster_thac0(hit_dice)``; ``zero_floor`` — hit points stop at
+    0 rather than going on below it (Dolmenwood); ``adapt_combatant_form(form)`` and
+    ``clean_combatant(form, data)`` — its fields on the combatant form, and what they fill in;
+    ``settings`` — the encounter's settings only it uses (the form shows them to its tables);
+    ``holds(encounter)`` — what its rows show held (``{combatant id: [...]}``, read once per
+    change, as ``combatant.holds``); ``undo(viewer, entry)`` — puts back what its own entries
+    changed beyond hit points.
     """
 
     key: str
@@ -106,10 +109,13 @@ class System:
     tools: str = ""
     log: str = ""
     logs: Mapping[str, str] = field(default_factory=dict)
+    reasons: Mapping[str, Any] = field(default_factory=dict)
     default: bool = False
     zero_floor: bool = False
     monster_thac0: Callable[[str], int] | None = None
     adapt_combatant_form: Callable[[Any], None] | None = None
+    clean_combatant: Callable[[Any, dict[str, Any]], None] | None = None
+    settings: tuple[str, ...] = ()
     holds: Callable[[Any], dict[int, list[Any]]] | None = None
     undo: Callable[[Any, Any], None] | None = None
 
@@ -181,6 +187,11 @@ def drawing_entry(data: Mapping[str, Any]) -> str:
                 return template
     system = _SYSTEMS.get(data.get("system") or "")
     return system.log if system is not None else ""
+
+
+def system_settings() -> set[str]:
+    """Every encounter setting some registered system alone uses."""
+    return {name for system in _SYSTEMS.values() for name in system.settings}
 
 
 def choices() -> list[tuple[str, Any]]:

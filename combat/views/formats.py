@@ -19,8 +19,8 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
 from combat import bestiary, monsters, party, transfer
+from combat.labels import IMMUNITIES
 from combat.models import Combatant, Condition, Encounter
-from combat.systems.terms import IMMUNITIES
 from rules.rounds import ROUNDS_PER_TURN
 
 # Labels for the fields whose model gives none of its own (Django's default, the name with

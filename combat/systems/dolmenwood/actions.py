@@ -28,7 +28,7 @@ from combat.actions import (
 )
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, HelplessRule, LogEntry
-from combat.systems import terms as systems
+from combat.systems.dolmenwood import terms as systems
 from rules import dice
 from rules import dolmenwood as dw
 from rules.core import Modifier

@@ -77,5 +77,8 @@ SYSTEM = System(
     tools="dolmenwood/_tools.html",
     log="dolmenwood/_log.html",
     zero_floor=True,
+    adapt_combatant_form=dw_forms.adapt_combatant_form,
+    clean_combatant=dw_forms.clean_dolmenwood_combatant,
+    settings=("players_roll_chances",),
     monster_thac0=ose.monster_thac0,  # read as 19 − THAC0 for its attack bonus
 )
