@@ -32,11 +32,13 @@ class CombatConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # The toolkit (combat.table) is below the live table, the zones and the rounds, and
-        # never imports them: they plug into it here, once per process, before any request,
-        # command or test runs (each system's app plugs in its own undo).
+        # The toolkit (combat.table) is below the live table, the zones, the rounds and the
+        # systems, and never imports them: they plug into it here, once per process, before
+        # any request, command or test runs.
         from combat import rounds, table, zones
         from combat.live import state
+        from combat.systems import registry
 
         table.connect(announcer=state.ANNOUNCER, hit_locations=zones.HIT_LOCATIONS)
         table.undoing(rounds.undo_entry)
+        table.undoing(registry.undo)

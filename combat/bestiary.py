@@ -25,7 +25,7 @@ from combat import classes, table, transfer, zones
 from combat.access import Viewer
 from combat.errors import message_for
 from combat.models import HP_LIMIT, BestiaryEntry, Campaign, Combatant, Encounter, RulesSystem
-from combat.systems import terms as systems
+from combat.systems import common as systems
 from combat.transfer import (
     COMBATANT_EXCLUDED,
     FileKind,

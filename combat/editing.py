@@ -2,7 +2,7 @@
 
 A combatant's hit points change as a logged correction (``combat.table``); a body or hit
 locations turned on give zone states (``combat.zones``); another rules system gives the
-monsters that system's THAC0 (``combat.systems.terms``). Above the toolkit, beside the zones.
+monsters that system's THAC0 (``combat.systems.common``). Above the toolkit, beside the zones.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from django.db.models import Model
 from combat import table, zones
 from combat.access import Viewer
 from combat.models import Combatant
-from combat.systems import terms as systems
+from combat.systems import common as systems
 
 
 @transaction.atomic

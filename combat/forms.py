@@ -40,16 +40,15 @@ from combat.models import (
     Combatant,
     Encounter,
     Kind,
-    RulesSystem,
     Side,
 )
-from combat.systems import terms as systems
+from combat.systems import common as systems
+from combat.systems import registry
 from rules import dice, ose
 from rules import dolmenwood as dw
 from rules.core import Modifier
 from rules.errors import RulesError
 
-PLAYABLE_SYSTEMS = set(systems.PLAYABLE)  # the rules systems the table plays (combat.systems.terms)
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 MODIFIER_LIMIT = 20
 SHIP_FIELDS = (
@@ -57,8 +56,11 @@ SHIP_FIELDS = (
     "crew",
     "rowers",
     "rowers_lost",
-)  # BECMI ships (combat.systems.becmi.special)
+)  # ships (a rules system's naval combat)
 MONSTER_FIELDS = ("attacks", "movement", "xp", "special_notes")  # combat.monsters
+# Fields of the model only some rules systems show (an ascending attack bonus, WIS for saves,
+# skills, immunities): a system's ``adapt_combatant_form`` keeps those it uses.
+OPTIONAL_FIELDS = ("attack_bonus", "wis_score", "skills", "immunities")
 
 
 class OnceMixin:
@@ -216,10 +218,8 @@ class EncounterForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        # The model knows every system; the table plays those wired up (combat.systems.terms).
-        self.fields["system"].choices = [
-            (value, label) for value, label in RulesSystem.choices if value in PLAYABLE_SYSTEMS
-        ]
+        # The model knows every system; the table plays those registered.
+        self.fields["system"].choices = systems.system_choices()
         self.fields["attack_method"].help_text = _("OSE only: Dolmenwood's AC is ascending.")
 
 
@@ -238,7 +238,7 @@ class EncounterSettingsForm(MergingForm):
             "reroll_ties",
             "helpless_rule",
             "hit_locations",
-            "system",  # combat.systems.terms: changeable until the first roll
+            "system",  # changeable until the first roll (combat.systems.common)
             "players_roll_chances",
         ]
 
@@ -246,8 +246,9 @@ class EncounterSettingsForm(MergingForm):
         super().__init__(*args, **kwargs)
         self.fields["system"].choices = systems.system_choices()
         self.fields["system"].required = False  # not sent: unchanged
-        if self.instance.system != RulesSystem.DOLMENWOOD:
-            self.fields.pop("players_roll_chances")
+        offered = registry.of(self.instance).settings
+        for name in registry.system_settings() - set(offered):  # another system's own
+            self.fields.pop(name)
 
     def clean_system(self) -> str:
         system = self.cleaned_data["system"]
@@ -313,12 +314,9 @@ class CombatantForm(MergingForm):
             "hidden",
             "seat",
             *body_fields.BODY_FIELDS,
-            "attack_bonus",  # Dolmenwood's (its package's forms): popped for others
-            "wis_score",
-            "skills",
-            "immunities",
+            *OPTIONAL_FIELDS,  # what some systems show: popped unless the system keeps them
             *CHARACTER_FIELDS,  # class, level, abilities, notes (combat.character_forms)
-            *SHIP_FIELDS,  # a BECMI ship's (combat.systems.becmi.special): popped for anything else
+            *SHIP_FIELDS,  # a ship's (a rules system's special actions): popped for anything else
             *MONSTER_FIELDS,  # attacks, movement, XP, special notes (combat.monsters)
         ]
         field_classes = {"attacks": monsters.AttacksField, "saves_as": monsters.SavesAsField}
@@ -340,7 +338,7 @@ class CombatantForm(MergingForm):
             for name in body_fields.BODY_FIELDS:
                 self.fields.pop(name)
         self.fields["seat"].queryset = encounter.seats.all()
-        if self.instance.kind != Kind.SHIP:  # ships come through "Add a ship" (becmi_special)
+        if self.instance.kind != Kind.SHIP:  # ships come through their system's "Add a ship"
             kinds = self.fields["kind"].choices
             self.fields["kind"].choices = [c for c in kinds if c[0] != Kind.SHIP]
             for name in SHIP_FIELDS:
@@ -353,9 +351,12 @@ class CombatantForm(MergingForm):
             self.fields[name].widget.attrs.update(min=SAVE_MIN, max=SAVE_MAX)
         for name in ("str_score", "dex_score"):
             self.fields[name].widget.attrs.update(min=ABILITY_MIN, max=ABILITY_MAX)
-        from combat.systems.dolmenwood.forms import adapt_combatant_form  # built on this module
-
-        adapt_combatant_form(self, systems.is_dolmenwood(encounter))
+        system = registry.of(encounter)
+        if system.adapt_combatant_form is not None:  # its own fields, labels and help
+            system.adapt_combatant_form(self)
+        else:
+            for name in OPTIONAL_FIELDS:
+                self.fields.pop(name, None)
         from combat import character_forms
 
         character_forms.adapt_combatant_form(self)  # after the systems': WIS for every system
@@ -403,17 +404,16 @@ class CombatantForm(MergingForm):
         else:
             saves = {}
         saves = clean_saves_as(self, data, saves)  # "saves as Fighter 3" (combat.classes)
-        if systems.is_dolmenwood(self.encounter):  # the attack bonus stands for THAC0
-            from combat.systems.dolmenwood.forms import clean_dolmenwood_combatant
-
-            clean_dolmenwood_combatant(self, data)
+        clean_combatant = registry.of(self.encounter).clean_combatant
+        if clean_combatant is not None:  # e.g. an attack bonus standing for THAC0
+            clean_combatant(self, data)
         derived |= {f"save_{key}": value for key, value in saves.items()}
         for name in ("thac0", *SAVE_FIELDS):
             if data.get(name) is None:
                 if name in derived:
                     data[name] = derived[name]
                 elif name in self.fields and name not in self.errors:
-                    # (A field this system's form leaves out, Dolmenwood's THAC0, is
+                    # (A field this system's form leaves out, an attack bonus's THAC0, is
                     # worked out from another; a kind refused already says what is wrong.)
                     self.add_error(name, _("A character needs this value from its class."))
         if self.encounter.hit_locations:
@@ -468,7 +468,7 @@ class QuickAddForm(OnceMixin, forms.Form):
         self.encounter = encounter
         self.hit_locations = bool(encounter and encounter.hit_locations)
         if not classes.has_class_tables(encounter.system if encounter else "ose"):
-            self.fields.pop("saves_as")  # Dolmenwood's classes are not known to the project
+            self.fields.pop("saves_as")  # a system whose classes the project does not know
         if self.hit_locations:  # the body of every monster added
             self.fields.update(body_fields.body_form_fields())
             body_fields.with_preview(self, encounter.slug)
@@ -476,7 +476,7 @@ class QuickAddForm(OnceMixin, forms.Form):
 
     def clean_hit_dice(self) -> str:
         hit_dice = self.cleaned_data["hit_dice"].strip()
-        system = self.encounter.system if self.encounter else "ose"  # BECMI's own table
+        system = self.encounter.system if self.encounter else ""  # the system's own table
         self.cleaned_data["thac0"] = _rules_call(systems.monster_thac0, system, hit_dice)
         self.cleaned_data["saves"] = ose.monster_saves(hit_dice)
         return hit_dice

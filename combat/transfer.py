@@ -30,8 +30,8 @@ from django.db import DatabaseError, models, transaction
 from django.utils.translation import gettext_lazy as _
 
 from combat import body_fields, monsters, zones
+from combat.labels import IMMUNITIES
 from combat.models import Combatant, Condition, Encounter, RulesSystem, Side
-from combat.systems.terms import IMMUNITIES
 from rules import rounds as round_rules
 from rules.errors import RulesError
 

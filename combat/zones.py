@@ -22,7 +22,8 @@ from django.db import transaction
 from combat import table
 from combat.access import Viewer
 from combat.errors import Refused
-from combat.models import Combatant, Encounter, EntryKind, LogEntry, RulesSystem
+from combat.models import Combatant, Encounter, EntryKind, LogEntry
+from combat.systems import registry
 from rules import hit_location as hl
 from rules.errors import RulesError
 from rules.hit_location import BodyPlan, ZoneEffect, ZoneState
@@ -299,7 +300,7 @@ def hit_zone(
     after, effects = hl.apply_zone_damage(
         before, zone, amount, rng=table.RNG, entered=entered or ()
     )
-    floor = encounter.system == RulesSystem.DOLMENWOOD
+    floor = registry.of(encounter).zero_floor
     return _commit(target, before, after, effects, len(entered or ()), floor=floor)
 
 
@@ -516,9 +517,7 @@ def tick_round(encounter: Encounter) -> tuple[list[dict], list[dict]]:
         after, effects = hl.end_round(before, rng=table.RNG)
         if after == before:
             continue
-        change = _commit(
-            combatant, before, after, effects, floor=encounter.system == RulesSystem.DOLMENWOOD
-        )
+        change = _commit(combatant, before, after, effects, floor=registry.of(encounter).zero_floor)
         undo.append(change.effect)
         if change.effects or change.killed:
             said.append(

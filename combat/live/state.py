@@ -42,6 +42,7 @@ from combat.db.prepared import Named, Prepared, Read, read_together
 from combat.fragments import drawn, logged_once, part_notice, row_notice
 from combat.lru import Lru
 from combat.models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
+from combat.systems import registry
 from combat.table.hooks import Announcer
 
 if TYPE_CHECKING:
@@ -202,10 +203,10 @@ def pending_by_combatant(encounter: Encounter) -> dict[int, list[PendingSave]]:
 
 
 def _holds(encounter: Encounter) -> dict[int, list[Any]]:
-    """BECMI's running holds by combatant: one query on a BECMI table, none elsewhere."""
-    from combat.systems.becmi.special import holds_by_combatant  # built on this module
-
-    return holds_by_combatant(encounter)
+    """What the rules system's rows show held (BECMI's wrestling), by combatant: one query on
+    a table whose system has holds, none elsewhere."""
+    holds = registry.of(encounter).holds
+    return holds(encounter) if holds is not None else {}
 
 
 def visible_log(viewer: Viewer) -> QuerySet[LogEntry]:
@@ -328,7 +329,7 @@ class State:
     urls: dict[str, str]
     conditions: dict[int, list[Condition]] = field(default_factory=dict)
     pending: dict[int, list[PendingSave]] = field(default_factory=dict)
-    holds: dict[int, list[Any]] = field(default_factory=dict)  # BECMI wrestling
+    holds: dict[int, list[Any]] = field(default_factory=dict)  # the system's (wrestling)
     # Worked out once per change, not once per audience: what each row shows, whose it is.
     shown: dict[int, tuple[Any, ...]] = field(default_factory=dict)
     shown_to_players: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # no seat name

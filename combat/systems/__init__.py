@@ -11,6 +11,7 @@ This module imports nothing, so the settings can read it.
 from __future__ import annotations
 
 PACKAGES = (
+    "combat.systems.ose",
     "combat.systems.becmi",
     "combat.systems.dolmenwood",
 )

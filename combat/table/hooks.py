@@ -2,8 +2,8 @@
 
 The toolkit sits below the live table, the zones, the rounds and the systems, so it never
 imports them: each gives it what it needs here instead, once per process, when Django's
-apps are ready (``combat.apps.CombatConfig.ready`` for the live table, hit locations and
-the rounds; each system's app for its own undo). Every process Django sets up therefore
+apps are ready (``combat.apps.CombatConfig.ready``; a system's own undo comes through the
+registry, ``System.undo``). Every process Django sets up therefore
 has them: ``manage.py host`` and ``serve``, the bench's servers, the tests. Asking for one
 that was never connected is an error, never a silent no-op: a change nobody announces
 would leave every screen behind.

@@ -49,10 +49,11 @@ from combat.models import (
     Side,
     Wrestle,
 )
-from combat.systems import terms as systems
 from combat.systems.becmi import actions as becmi
 from combat.systems.becmi import special as becmi_special
+from combat.systems.becmi import terms as becmi_terms
 from combat.systems.dolmenwood import actions as dolmenwood
+from combat.systems.dolmenwood import terms as dw_terms
 from combat.unseen import UNSEEN
 from rules import dice
 from rules.errors import RulesError
@@ -249,10 +250,10 @@ def save(t: Table, data: st.DataObject) -> None:
     common = {"actor": actor, "modifier": 0, "natural": _natural(data), "secret": _secret(data)}
     system = t.encounter.system
     if system == RulesSystem.DOLMENWOOD:
-        category = data.draw(st.sampled_from(list(systems.DW_SAVES)), label="category")
+        category = data.draw(st.sampled_from(list(dw_terms.DW_SAVES)), label="category")
         dolmenwood.saving_throw(viewer, category=category, **common)
     elif system == RulesSystem.BECMI:
-        category = data.draw(st.sampled_from(list(systems.BECMI_SAVES)), label="category")
+        category = data.draw(st.sampled_from(list(becmi_terms.BECMI_SAVES)), label="category")
         becmi.saving_throw(viewer, category=category, **common)
     else:
         damage = data.draw(st.none() | st.integers(0, 8), label="damage")
@@ -265,7 +266,7 @@ def check(t: Table, data: st.DataObject) -> None:
     system = t.encounter.system
     if system == RulesSystem.DOLMENWOOD:
         if data.draw(st.booleans(), label="a skill"):
-            skill = _pick(data, systems.sheet_of(actor), "skill")
+            skill = _pick(data, dw_terms.sheet_of(actor), "skill")
             dolmenwood.skill_check(
                 t.referee(), skill=skill, target=skill.target, natural=_natural(data, 6), **common
             )

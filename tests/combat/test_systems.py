@@ -16,7 +16,7 @@ import pytest
 from django.urls import reverse
 
 from combat.models import Encounter, LogEntry, RulesSystem
-from combat.systems import terms as systems
+from combat.systems import common as systems
 
 from .conftest import character, monster
 

@@ -1,4 +1,5 @@
-"""Becmi's package as a Django app: its templates and template tags are found from here."""
+"""Becmi's package as a Django app: it registers the system when the app is ready; its
+templates and template tags are found from here."""
 
 from __future__ import annotations
 
@@ -10,9 +11,7 @@ class BecmiConfig(AppConfig):
     label = "fray_becmi"
 
     def ready(self) -> None:
-        # An undo puts back what a special action changed besides hit points (a knock-out, a
-        # hold, a ship's state): the toolkit asks, never imports, this system.
-        from combat import table
-        from combat.systems.becmi import special
+        from combat.systems import registry
+        from combat.systems.becmi.system import SYSTEM
 
-        table.undoing(special.undo)
+        registry.register(SYSTEM)

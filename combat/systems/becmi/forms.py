@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from combat.access import Viewer
 from combat.forms import AttackForm, RollForm, SystemOdds, form_values, situational
 from combat.models import Combatant
-from combat.systems import terms as systems
+from combat.systems.becmi import terms as systems
 from rules import dolmenwood as dw
 from rules.core import Modifier
 

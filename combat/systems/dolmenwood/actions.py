@@ -16,7 +16,7 @@ from combat import table
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, HelplessRule, LogEntry
-from combat.systems import terms as systems
+from combat.systems.dolmenwood import terms as systems
 from rules import dice
 from rules import dolmenwood as dw
 from rules.core import Modifier

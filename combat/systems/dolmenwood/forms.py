@@ -31,9 +31,9 @@ from combat.forms import (
     rules_error,
     situational,
 )
-from combat.labels import ABILITIES
+from combat.labels import ABILITIES, ATTACK_FORMS, IMMUNITIES
 from combat.models import THAC0_MAX, THAC0_MIN, Combatant, Kind
-from combat.systems import terms as systems
+from combat.systems.dolmenwood import terms as systems
 from rules import dice, ose
 from rules import dolmenwood as dw
 from rules.errors import RulesError
@@ -202,7 +202,7 @@ class DolmenwoodAttackForm(AttackForm):
         ]
         self.fields["weapon"] = forms.ChoiceField(
             label=_("Weapon"),
-            choices=list(systems.ATTACK_FORMS.items()),
+            choices=list(ATTACK_FORMS.items()),
             initial="mundane",
             required=False,
         )
@@ -255,7 +255,7 @@ class DolmenwoodAttackForm(AttackForm):
         return (
             str(
                 _("%(target)s is immune to %(weapon)s: a hit deals no damage.")
-                % {"target": target.name, "weapon": systems.IMMUNITIES[weapon]}
+                % {"target": target.name, "weapon": IMMUNITIES[weapon]}
             ),
         )
 
@@ -352,16 +352,9 @@ class SkillSheetField(forms.CharField):
             ) from None
 
 
-DOLMENWOOD_FIELDS = ("attack_bonus", "wis_score", "skills", "immunities")
-
-
-def adapt_combatant_form(form: forms.ModelForm, dolmenwood: bool) -> None:
-    """The combatant form in the encounter's system: Dolmenwood's attack bonus, save names,
-    WIS, skills and immunities instead of THAC0; none of them for OSE."""
-    if not dolmenwood:
-        for name in DOLMENWOOD_FIELDS:
-            form.fields.pop(name, None)
-        return
+def adapt_combatant_form(form: forms.ModelForm) -> None:
+    """The combatant form at a Dolmenwood table: its attack bonus, save names, WIS, skills and
+    immunities instead of THAC0."""
     form.fields.pop("thac0", None)
     for key, name in systems.DW_SAVE_FIELDS.items():
         form.fields[name].label = systems.DW_SAVES[key]
@@ -378,7 +371,7 @@ def adapt_combatant_form(form: forms.ModelForm, dolmenwood: bool) -> None:
     form.fields["immunities"] = forms.MultipleChoiceField(
         label=_("Immune to"),
         required=False,
-        choices=list(systems.IMMUNITIES.items()),
+        choices=list(IMMUNITIES.items()),
         widget=forms.CheckboxSelectMultiple,
     )
     form.fields["ac"].help_text = _("Ascending: higher is better.")

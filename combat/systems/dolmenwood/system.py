@@ -1,0 +1,84 @@
+"""Dolmenwood as the registry knows it: its panels, row buttons, tools and log entries, and the
+rules that differ at the table (hit points stop at 0; its fields on the combatant form)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from combat.models import RulesSystem
+from combat.systems.dolmenwood import actions
+from combat.systems.dolmenwood import forms as dw_forms
+from combat.systems.registry import Panel, System
+from rules import ose
+
+
+def may_roll_chances(viewer: Any) -> bool:
+    """The referee's X-in-6 and percentage chances, and the players' when the table allows."""
+    return bool(viewer.is_referee or viewer.encounter.players_roll_chances)
+
+
+_ROLL = {
+    "odds_route": "dw/odds/",
+    "odds_name": "system_odds",
+    "odds_template": "combat/_system_odds.html",
+    "css": "system-dolmenwood",
+}
+
+SYSTEM = System(
+    key=RulesSystem.DOLMENWOOD,
+    label=RulesSystem.DOLMENWOOD.label,
+    panels=(
+        Panel(
+            "dw_attack",
+            dw_forms.DolmenwoodAttackForm,
+            actions.attack,
+            "dw/attack/",
+            _("Attack"),
+            **_ROLL,
+        ),
+        Panel(
+            "dw_save",
+            dw_forms.SaveForm,
+            actions.saving_throw,
+            "dw/save/",
+            _("Saving throw"),
+            **_ROLL,
+        ),
+        Panel(
+            "dw_check",
+            dw_forms.AbilityCheckForm,
+            actions.ability_check,
+            "dw/check/",
+            _("Ability check"),
+            **_ROLL,
+        ),
+        Panel(
+            "dw_skill",
+            dw_forms.SkillForm,
+            actions.skill_check,
+            "dw/skill/",
+            _("Skill check"),
+            **_ROLL,
+        ),
+        Panel(
+            "chance",
+            dw_forms.ChanceForm,
+            actions.chance_roll,
+            "dw/chance/",
+            _("Chance roll"),
+            may_open=may_roll_chances,
+            **_ROLL,
+        ),
+    ),
+    attack_panel="dw_attack",
+    buttons="dolmenwood/_buttons.html",
+    tools="dolmenwood/_tools.html",
+    log="dolmenwood/_log.html",
+    zero_floor=True,
+    adapt_combatant_form=dw_forms.adapt_combatant_form,
+    clean_combatant=dw_forms.clean_dolmenwood_combatant,
+    settings=("players_roll_chances",),
+    monster_thac0=ose.monster_thac0,  # read as 19 − THAC0 for its attack bonus
+)
