@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from combat import classes
 from combat.errors import message_for
+from combat.models import MOVEMENT_LIMIT, SPECIAL_LIMIT
 from rules import dice
 from rules.bounds import BOUNDS
 from rules.errors import RulesError
@@ -38,8 +39,6 @@ ATTACKS_LIMIT = 8  # different attacks on one stat block (a hydra's heads are on
 COUNT_LIMIT = 12  # of one attack in a round
 NAME_LIMIT = 30
 TEXT_LIMIT = 200  # the attacks as typed
-MOVEMENT_LIMIT = 40  # "120' (40'), fly 360' (120')"
-SPECIAL_LIMIT = 500
 XP_LIMIT = BOUNDS["xp"].high
 _TIMES = ("×", "x", "X", "х")  # "2× claw", "2 x claw" (and a Cyrillic х typed for it)
 

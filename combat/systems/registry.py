@@ -16,8 +16,9 @@ is handed to (``act(viewer, **cleaned_data)``), the route under the encounter an
 its form posts to, its heading, who may open it, and the view and template that serve and draw
 it (by default the generic roll view and ``combat/_roll_panel.html``).
 
-This module imports nothing of the table's, so anything may ask it; a system registers itself
-from its ``apps.py``, which is what keeps every package below the views that ask.
+This module imports only the models (to lend them :func:`holds_of`), so anything above them
+may ask it; a system registers itself from its ``apps.py``, which is what keeps every system
+package below the views that ask.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
+
+from combat import models
 
 ROLL = _("Roll")
 
@@ -169,6 +172,12 @@ def of(encounter: Any) -> System:
     return get(encounter.system)
 
 
+def holds_of(combatant: Any) -> list[Any]:
+    """What ``combatant``'s table's system shows it held in, read on its own (one query)."""
+    holds = of(combatant.encounter).holds
+    return holds(combatant.encounter).get(combatant.pk, []) if holds is not None else []
+
+
 def panel(key: str) -> tuple[System, Panel] | None:
     """The panel of that key, and the system that offers it."""
     for system in _SYSTEMS.values():
@@ -206,3 +215,6 @@ def system_settings() -> set[str]:
 def choices() -> list[tuple[str, Any]]:
     """The systems a table may choose, as a form's choices."""
     return [(s.key, s.label) for s in _SYSTEMS.values()]
+
+
+models.HOLDS_OF[0] = holds_of
