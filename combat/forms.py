@@ -567,6 +567,45 @@ class CombatantField(forms.ChoiceField):
         return str(initial) != str("" if data is None else data)
 
 
+class CombatantsField(forms.MultipleChoiceField):
+    """Several of the combatants a viewer may choose, ticked in a list; cleans to the
+    Combatants, each once, whatever was sent. Each id is judged as ``CombatantField`` judges
+    one: a dead one chosen anyway (a form opened before the death) gets ``refusal``'s
+    message, a forged or foreign id is an invalid choice."""
+
+    widget = forms.CheckboxSelectMultiple
+
+    def __init__(self, candidates: list[Combatant], label: Any, refusal: str) -> None:
+        self.single = CombatantField(candidates, label, refusal)
+        super().__init__(choices=self.single.choices, label=label, required=False)
+
+    @property
+    def offered(self) -> list[Combatant]:
+        return self.single.offered
+
+    def to_python(self, value: Any) -> list[Combatant]:
+        if value in self.empty_values:
+            return []
+        if not isinstance(value, list | tuple):
+            raise ValidationError(self.error_messages["invalid_list"], code="invalid_list")
+        found: list[Combatant] = []
+        errors: list[ValidationError] = []
+        for item in value:
+            try:
+                combatant = self.single.to_python(item)
+            except ValidationError as error:
+                errors.extend(error.error_list)
+                continue
+            if combatant is not None and combatant not in found:
+                found.append(combatant)
+        if errors:
+            raise ValidationError(errors)
+        return found
+
+    def validate(self, value: list[Combatant]) -> None:
+        forms.Field.validate(self, value)  # each choice was checked above
+
+
 def _by_pk(combatants: Sequence[Combatant], value: Any) -> Combatant | None:
     """The combatant whose id is ``value`` read as the database reads an id (``int()``)."""
     try:
@@ -743,7 +782,7 @@ class AttackForm(RollForm):
         *body_fields.WOUND_FIELDS,
         *body_fields.SPECIAL_FIELDS,
     )
-    # The target's posture and the wound's dice reach ``actions.attack``; a subclass for
+    # The target's posture and the wound's dice reach the attack action; a subclass for
     # another rules system (Dolmenwood's forms) calls its own action, and offers them once
     # that action takes ``posture`` and ``wound_dice`` too: it says so by setting this True.
     location_extras: bool | None = None

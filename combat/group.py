@@ -8,9 +8,10 @@ entry per attack or target, each marked with ``data["group"]``::
     {"id": "…", "kind": "attack" | "area", "index": 1, "size": 4}
 
 so the log shows them together and the panel can show the whole group again. An attack of a
-group is :func:`combat.actions.attack` itself, so it resolves exactly as a single attack
-would; an area effect's saves follow :func:`combat.actions.saving_throw`, with the shared
-damage halved or negated by a successful save. Every entry is undone on its own, as any other.
+group is OSE's single attack itself (``combat.systems.ose.actions.attack``), so it resolves
+exactly as a single attack would; an area effect's saves follow OSE's ``saving_throw``, with
+the shared damage halved or negated by a successful save. Every entry is undone on its own, as
+any other.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from typing import Any
 
 from django.db import transaction
 
-from combat import actions, table
+from combat import table
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import ActionKey, Combatant, EntryKind, LogEntry, PendingSave
+from combat.systems.ose import actions
 from rules import dice, ose
 from rules.core import Modifier
 
@@ -280,7 +282,7 @@ def _save_against(
     data: dict[str, Any] = {
         "who": target.name,
         "category": category,
-        "roll": actions.roll_data(
+        "roll": table.roll_data(
             result, needed=result.needed, success=result.success, entered=natural is not None
         ),
         "damage": {

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.utils.datastructures import MultiValueDict
 from django.utils.translation import gettext_lazy as _
 
@@ -27,6 +26,7 @@ from combat.forms import (
     ActionForm,
     AttackForm,
     CombatantField,
+    CombatantsField,
     DiceField,
     EnteredDiceField,
     SaveForm,
@@ -47,45 +47,6 @@ def kin_of(name: str) -> str:
     """The name a combatant shares with others of its kind: its own without a number."""
     match = NUMBERED.match(name)
     return match.group(1) if match else name
-
-
-class CombatantsField(forms.MultipleChoiceField):
-    """Several of the combatants a viewer may choose, ticked in a list; cleans to the
-    Combatants, each once, whatever was sent. Each id is judged as ``CombatantField`` judges
-    one: a dead one chosen anyway (a form opened before the death) gets ``refusal``'s
-    message, a forged or foreign id is an invalid choice."""
-
-    widget = forms.CheckboxSelectMultiple
-
-    def __init__(self, candidates: list[Combatant], label: Any, refusal: str) -> None:
-        self.single = CombatantField(candidates, label, refusal)
-        super().__init__(choices=self.single.choices, label=label, required=False)
-
-    @property
-    def offered(self) -> list[Combatant]:
-        return self.single.offered
-
-    def to_python(self, value: Any) -> list[Combatant]:
-        if value in self.empty_values:
-            return []
-        if not isinstance(value, list | tuple):
-            raise ValidationError(self.error_messages["invalid_list"], code="invalid_list")
-        found: list[Combatant] = []
-        errors: list[ValidationError] = []
-        for item in value:
-            try:
-                combatant = self.single.to_python(item)
-            except ValidationError as error:
-                errors.extend(error.error_list)
-                continue
-            if combatant is not None and combatant not in found:
-                found.append(combatant)
-        if errors:
-            raise ValidationError(errors)
-        return found
-
-    def validate(self, value: list[Combatant]) -> None:
-        forms.Field.validate(self, value)  # each choice was checked above
 
 
 @dataclass(frozen=True)

@@ -182,7 +182,7 @@ def for_form(form: forms.Form) -> Odds | DiceOdds | None:
 
 def _helpless(form: AttackForm, values: dict[str, Any]) -> Odds | None:
     """Against a helpless target, in any system: no roll, but the table's rule, as the attack
-    applies it (``actions.helpless_outcome``). A hit still lands in a zone, with the chances
+    applies it (``table.helpless_outcome``). A hit still lands in a zone, with the chances
     the direction gives; no special attack, which a natural d20 would trigger."""
     rule = table.helpless_outcome(form.viewer.encounter, values["target"])
     if rule is None:

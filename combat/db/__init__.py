@@ -14,7 +14,7 @@ another process, a change asks as few as it can:
   round trip (``read_together`` in ``combat/db/prepared.py``), and makes the rows that changed
   from that read;
 - a change moves the encounter's number on, stores its log entry and claims its one-time key
-  in one statement (``combat.actions``); a one-time key is looked up only when an action did
+  in one statement (``combat.table.record``); a one-time key is looked up only when an action did
   not go through;
 - that one statement also reads the table as the change leaves it (the encounter's row, locked
   by the number, keeps other changes from committing in between), so the worker renders from

@@ -217,7 +217,6 @@ ANCHORS = (
     "combat/live/state.py",
     "combat/live/hub.py",
     "combat/live/consumers.py:",
-    "combat/actions.py",
     "combat/table/",
     "combat/systems/",
     "combat/access.py",

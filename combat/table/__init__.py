@@ -72,7 +72,7 @@ from combat.table.record import (
     record,
     touch,
 )
-from combat.table.rolls import RNG, damage_data, modifiers
+from combat.table.rolls import RNG, damage_data, modifiers, roll_data
 
 __all__ = [
     "RNG",
@@ -104,6 +104,7 @@ __all__ = [
     "modifiers",
     "record",
     "rest",
+    "roll_data",
     "set_hp",
     "touch",
     "undo",

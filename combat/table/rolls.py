@@ -20,6 +20,19 @@ def modifiers(applied: Sequence[Modifier]) -> list[list[Any]]:
     return [[m.value, m.reason] for m in applied]
 
 
+def roll_data(result: Any, *, needed: int, success: bool, entered: bool) -> dict[str, Any]:
+    """A d20 roll (``result`` with its natural, modifiers and total) as an entry keeps it:
+    ``entered`` says it was typed in from a die rolled at the table, not the server's roll."""
+    return {
+        "natural": result.natural,
+        "entered": entered,
+        "mods": modifiers(result.modifiers),
+        "total": result.total,
+        "needed": needed,
+        "success": success,
+    }
+
+
 def damage_data(dealt: Any, entered: list[int] | None) -> dict[str, Any]:
     """A damage roll (``rules.ose.resolve_damage``'s result) as the entry's ``"damage"``;
     ``entered``: the dice typed in from the table, if any."""

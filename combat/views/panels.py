@@ -22,7 +22,7 @@ from django.utils.module_loading import import_string
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from combat import actions, odds
+from combat import odds, table
 from combat.access import Viewer, viewer_as_rendered, viewer_for
 from combat.forms import ActionForm, FreeRollForm, HitPointsForm, RestForm
 from combat.models import LogEntry, Stale
@@ -42,7 +42,7 @@ COMMON: dict[str, Panel] = {
         Panel(
             "hp",
             HitPointsForm,
-            actions.change_hit_points,
+            table.change_hit_points,
             "hit-points/",
             _("Damage and healing"),
             url_name="hit_points",
@@ -50,10 +50,8 @@ COMMON: dict[str, Panel] = {
             button=_("Save"),
             odds=False,
         ),
-        Panel("rest", RestForm, actions.rest, "rest/", _("Rest: natural healing"), odds=False),
-        Panel(
-            "roll", FreeRollForm, actions.free_roll, "roll/", _("Free roll"), url_name="free_roll"
-        ),
+        Panel("rest", RestForm, table.rest, "rest/", _("Rest: natural healing"), odds=False),
+        Panel("roll", FreeRollForm, table.free_roll, "roll/", _("Free roll"), url_name="free_roll"),
     )
 }
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from combat import actions
+from combat import table
 from combat.access import referee_for
 from combat.errors import Refused, message_for
 from combat.models import LogEntry
@@ -25,15 +25,15 @@ def undo(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
         # From the whole-log page (no live panel there): apply, then back to that page. Its
         # form is boosted only so that htmx asks first (hx-confirm): the page comes back whole.
         try:
-            actions.undo(viewer, entry)
-        except (actions.AlreadyUndone, Refused):
+            table.undo(viewer, entry)
+        except (table.AlreadyUndone, Refused):
             pass
         return redirect(back)
     try:
-        result = actions.undo(viewer, entry)
+        result = table.undo(viewer, entry)
     except Refused as refused:
         return panel_reply(request, viewer, "message", message=message_for(refused))
-    except actions.AlreadyUndone as done:
+    except table.AlreadyUndone as done:
         return panel_reply(
             request,
             viewer,

@@ -29,7 +29,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from combat import actions, group, rounds, zones
+from combat import group, rounds, zones
 from combat import table as toolkit
 from combat.access import Viewer
 from combat.errors import Refused
@@ -54,6 +54,7 @@ from combat.systems.becmi import special as becmi_special
 from combat.systems.becmi import terms as becmi_terms
 from combat.systems.dolmenwood import actions as dolmenwood
 from combat.systems.dolmenwood import terms as dw_terms
+from combat.systems.ose import actions
 from combat.unseen import UNSEEN
 from rules import dice
 from rules.errors import RulesError

@@ -18,6 +18,7 @@ from combat.access import Viewer
 from combat.errors import message_for
 from combat.forms import (
     ActionForm,
+    CombatantsField,
     DiceField,
     EnteredDiceField,
     RollForm,
@@ -25,7 +26,6 @@ from combat.forms import (
     _natural_field,
     local_dice,
 )
-from combat.group_forms import CombatantsField
 from combat.models import AC_MAX, AC_MIN, Combatant, Kind, Side, Wrestle
 from combat.systems.becmi import special as special
 from rules import becmi_naval as naval

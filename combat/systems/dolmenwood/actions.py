@@ -26,7 +26,7 @@ SYSTEM = "dolmenwood"
 
 def locate_hit(viewer: Viewer, attacker: Combatant, fields: dict[str, Any]) -> dict | None:
     """How a hit is located when the encounter plays hit locations, from the attack form's
-    fields as ``actions.attack`` reads them (direction, heights, the d100, a monster's special
+    fields as an attack reads them (direction, heights, the d100, a monster's special
     attack, wound dice, the target's posture); None when it does not."""
     where = table.where(
         viewer,

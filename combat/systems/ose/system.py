@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
 
-from combat import actions, group
+from combat import group
 from combat.forms import AttackForm, CheckForm, SaveForm
 from combat.group_forms import AreaEffectForm, GroupAttackForm
 from combat.models import RulesSystem
+from combat.systems.ose import actions
 from combat.systems.registry import Panel, System, referee
 from rules import ose
 

@@ -1,8 +1,8 @@
-"""OSE's actions at the table (attack, saving throw, ability check), and the shared ones by name.
+"""OSE's own actions at the table: an attack through the attack matrix, a saving throw by the
+five categories, an ability check.
 
-Each runs as ``combat.table`` says (one transaction, the rows locked, one log entry of keys
-and numbers, announced after commit). The actions every system shares live in the toolkit
-(``combat.table.actions``); they are named here too, for the views that post to them.
+Each runs as ``combat.table`` says: one transaction, the rows locked, one log entry of keys and
+numbers (OSE's carry no ``"system"``: it is the default), announced after commit.
 """
 
 from __future__ import annotations
@@ -15,41 +15,8 @@ from combat import classes, table
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, LogEntry
-from combat.table.actions import (
-    AlreadyUndone,
-    change_hit_points,
-    correct_hit_points,
-    free_roll,
-    rest,
-    undo,
-)
 from rules import dice, ose
 from rules.core import Modifier
-
-__all__ = [
-    "AlreadyUndone",
-    "ability_check",
-    "attack",
-    "change_hit_points",
-    "correct_hit_points",
-    "free_roll",
-    "rest",
-    "roll_data",
-    "saving_throw",
-    "undo",
-]
-
-
-def roll_data(result: Any, *, needed: int, success: bool, entered: bool) -> dict[str, Any]:
-    """An OSE d20 roll (attack, save, check) as its log entry keeps it."""
-    return {
-        "natural": result.natural,
-        "entered": entered,  # typed in from a die rolled at the table, not the server's roll
-        "mods": table.modifiers(result.modifiers),
-        "total": result.total,
-        "needed": needed,
-        "success": success,
-    }
 
 
 @transaction.atomic
@@ -106,7 +73,7 @@ def attack(
         "target": target.name,
         "mode": mode,
         "method": viewer.encounter.attack_method,
-        "roll": roll_data(
+        "roll": table.roll_data(
             result, needed=result.needed, success=result.hit, entered=natural is not None
         )
         | {"hit_ac": result.hit_ac},
@@ -156,7 +123,7 @@ def saving_throw(
     data: dict[str, Any] = {
         "who": actor.name,
         "category": category,
-        "roll": roll_data(
+        "roll": table.roll_data(
             result, needed=result.needed, success=result.success, entered=natural is not None
         ),
         "damage": None,
@@ -200,7 +167,7 @@ def ability_check(
         "who": actor.name,
         "ability": ability,
         "score": score,
-        "roll": roll_data(
+        "roll": table.roll_data(
             result, needed=score, success=result.success, entered=natural is not None
         ),
     }
