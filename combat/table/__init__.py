@@ -59,7 +59,7 @@ from combat.table.actions import (
     rest,
     undo,
 )
-from combat.table.attack import attack_helpless, deal_damage, where
+from combat.table.attack import LOCATION_FIELDS, Attack, classic_damage, deal_damage, where
 from combat.table.hooks import Announcer, HitLocations, connect, undoing
 from combat.table.life import able, alive, armed, helpless, helpless_outcome, hurt, set_hp
 from combat.table.locks import attack_pair, conditions_in_force, locked, locked_pair
@@ -75,19 +75,21 @@ from combat.table.record import (
 from combat.table.rolls import RNG, damage_data, modifiers, roll_data
 
 __all__ = [
+    "LOCATION_FIELDS",
     "RNG",
     "AlreadyUndone",
     "Announcer",
+    "Attack",
     "HitLocations",
     "Repeated",
     "able",
     "alive",
     "announce",
     "armed",
-    "attack_helpless",
     "attack_pair",
     "change_hit_points",
     "claim",
+    "classic_damage",
     "conditions_in_force",
     "connect",
     "correct_hit_points",

@@ -22,7 +22,7 @@ class BecmiAttackForm(AttackForm):
     bonuses to reach, and one under 2 turns into a damage bonus."""
 
     kept = (*AttackForm.kept, "range_band", "cover", "cover_material")
-    location_extras = True  # posture and wound dice reach the action (dolmenwood.locate_hit)
+    location_extras = True  # posture and wound dice reach the action (table.where)
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)

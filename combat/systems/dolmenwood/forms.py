@@ -192,7 +192,7 @@ class DolmenwoodAttackForm(AttackForm):
     modifier_limit = 10
     modifier_help = ROLL_MODIFIER_HELP
     kept = (*AttackForm.kept, "weapon")
-    location_extras = True  # posture and wound dice reach the action (dolmenwood.locate_hit)
+    location_extras = True  # posture and wound dice reach the action (table.where)
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)

@@ -13,13 +13,51 @@ from django.db import transaction
 
 from combat import classes, table
 from combat.access import Viewer
-from combat.errors import Refused
 from combat.models import Combatant, EntryKind, LogEntry
 from rules import dice, ose
 from rules.core import Modifier
 
 
-@transaction.atomic
+class OseAttack(table.Attack):
+    """An attack through OSE's attack matrix (or THAC0, as the table set it), with STR for
+    melee and DEX for missiles."""
+
+    def __init__(self, viewer: Viewer, *, modifier: int, natural: int | None, **common: Any):
+        super().__init__(viewer, **common)
+        self.modifier, self.natural = modifier, natural
+
+    def entry(self, attacker: Combatant, target: Combatant) -> dict[str, Any]:
+        return {
+            "attacker": attacker.name,
+            "target": target.name,
+            "mode": self.mode,
+            "method": self.viewer.encounter.attack_method,
+            "roll": None,
+            "damage": None,
+            "attack_name": self.attack_name,
+        }
+
+    def roll(self, attacker: Combatant, target: Combatant, data: dict[str, Any]) -> bool:
+        modifiers = ose.attack_modifiers(
+            self.mode,
+            strength=attacker.str_score,
+            dexterity=attacker.dex_score,
+            situational=self.modifier,
+        )
+        result = ose.resolve_attack(
+            thac0=attacker.thac0,
+            target_ac=target.ac,
+            method=self.viewer.encounter.attack_method,
+            modifiers=modifiers,
+            rng=table.RNG,
+            natural=self.natural,
+        )
+        entered = self.natural is not None
+        rolled = table.roll_data(result, needed=result.needed, success=result.hit, entered=entered)
+        data["roll"] = rolled | {"hit_ac": result.hit_ac}
+        return result.hit
+
+
 def attack(
     viewer: Viewer,
     *,
@@ -43,54 +81,33 @@ def attack(
     posture: str = "",
     attack_name: str = "",  # a monster's attack from its button (combat.monsters)
 ) -> LogEntry:
-    attacker, target = table.attack_pair(viewer, actor, target)
-    table.armed(viewer, table.able(table.alive(attacker)))
-    # Hit locations: where a hit lands (combat.zones); off, None and nothing changes.
-    where = table.where(viewer, attacker, direction, attacker_ft, weapon_ft, location)
-    if where is not None:
-        where["special"] = {"kind": special, "round": hold_round, "escape": escape}
-        where["wound_dice"] = wound_dice
-        where["roll"]["posture"] = posture
-    if target.dead:
-        raise Refused("target_is_dead", name=target.name)
-    if table.helpless_outcome(viewer.encounter, target):
-        return table.attack_helpless(
-            viewer, attacker, target, mode, damage, damage_dice, secret, once, where, attack_name
-        )
-    modifiers = ose.attack_modifiers(
-        mode, strength=attacker.str_score, dexterity=attacker.dex_score, situational=modifier
-    )
-    result = ose.resolve_attack(
-        thac0=attacker.thac0,
-        target_ac=target.ac,
-        method=viewer.encounter.attack_method,
-        modifiers=modifiers,
-        rng=table.RNG,
-        natural=natural,
-    )
-    data: dict[str, Any] = {
-        "attacker": attacker.name,
-        "target": target.name,
-        "mode": mode,
-        "method": viewer.encounter.attack_method,
-        "roll": table.roll_data(
-            result, needed=result.needed, success=result.hit, entered=natural is not None
-        )
-        | {"hit_ac": result.hit_ac},
-        "damage": None,
-        "attack_name": attack_name,
+    """``actor`` attacks ``target`` (:class:`OseAttack`, run as ``combat.table.Attack`` runs
+    every system's attack)."""
+    located = {
+        "direction": direction,
+        "attacker_ft": attacker_ft,
+        "weapon_ft": weapon_ft,
+        "location": location,
+        "special": special,
+        "hold_round": hold_round,
+        "escape": escape,
+        "wound_dice": wound_dice,
+        "posture": posture,
     }
-    effects = []
-    if result.hit and damage is not None:
-        effects.append(table.deal_damage(attacker, target, mode, damage, damage_dice, data, where))
-    return table.record(
+    return OseAttack(
         viewer,
-        EntryKind.ATTACK,
-        data,
-        secret=table.kept_secret(viewer, secret, attacker, target),
-        effects=effects,
+        actor=actor,
+        target=target,
+        mode=mode,
+        modifier=modifier,
+        natural=natural,
+        damage=damage,
+        damage_dice=damage_dice,
+        secret=secret,
         once=once,
-    )
+        attack_name=attack_name,
+        location=located,
+    ).run()
 
 
 @transaction.atomic
