@@ -30,10 +30,10 @@ from combat.transfer import (
     COMBATANT_EXCLUDED,
     FileKind,
     Refused,
-    _build,
-    _record,
-    _wrong,
+    build,
     check_combatant,
+    exported,
+    wrong_value,
 )
 from rules import dice, ose
 from rules.errors import RulesError
@@ -77,21 +77,23 @@ STARTER_FILES = {
 def stat_block(combatant: Combatant) -> dict[str, Any]:
     """The combatant's stat block as an entry keeps it (and a file holds it): plain JSON
     values, as a stored combatant's would be read back (a default's enum as its text)."""
-    return json.loads(json.dumps(_record(combatant, STAT_EXCLUDED)))
+    return json.loads(json.dumps(exported(combatant, STAT_EXCLUDED)))
 
 
 def hit_point_dice(hit_dice: Any, where: Any) -> dice.DiceExpression:
     """The dice an entry's hit points are rolled with (``2+1`` → 2d8+1, ``½`` → 1d4), or
     Refused when the Hit Dice cannot be read or could roll more than a combatant may have."""
     if not isinstance(hit_dice, str) or not hit_dice.strip():
-        raise Refused(_wrong("hit_dice", where, _("no Hit Dice to roll hit points from.")))
+        raise Refused(wrong_value("hit_dice", where, _("no Hit Dice to roll hit points from.")))
     try:
         expression = dice.parse(ose.monster_hp_dice(hit_dice))
     except RulesError as error:
-        raise Refused(_wrong("hit_dice", where, message_for(error))) from None
+        raise Refused(wrong_value("hit_dice", where, message_for(error))) from None
     if expression.maximum > HP_LIMIT:
         raise Refused(
-            _wrong("hit_dice", where, _("Hit points go up to %(limit)s.") % {"limit": HP_LIMIT})
+            wrong_value(
+                "hit_dice", where, _("Hit points go up to %(limit)s.") % {"limit": HP_LIMIT}
+            )
         )
     return expression
 
@@ -113,8 +115,8 @@ def monster_from(
         for key, value in row.items():
             filled.setdefault(f"save_{key}", value)
     except RulesError as error:
-        raise Refused(_wrong("hit_dice", where, message_for(error))) from None
-    combatant = _build(
+        raise Refused(wrong_value("hit_dice", where, message_for(error))) from None
+    combatant = build(
         Combatant,
         STAT_EXCLUDED,
         filled,
@@ -147,14 +149,14 @@ def entry_from(data: Any, where: Any, *, system: str | None = None) -> BestiaryE
         raise Refused(_("Not a JSON object: %(where)s.") % {"where": where})
     system = system or data.get("system")
     if system not in RulesSystem.values:
-        raise Refused(_wrong("system", where, _("not a rules system Fray plays.")))
+        raise Refused(wrong_value("system", where, _("not a rules system Fray plays.")))
     name, source = data.get("name"), data.get("source", "")
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > NAME_LIMIT:
         problem = _("a name of 1 to %(limit)s characters.") % {"limit": NAME_LIMIT}
-        raise Refused(_wrong("name", where, problem))
+        raise Refused(wrong_value("name", where, problem))
     if not isinstance(source, str) or len(source) > SOURCE_LIMIT:
         problem = _("at most %(limit)s characters.") % {"limit": SOURCE_LIMIT}
-        raise Refused(_wrong("source", where, problem))
+        raise Refused(wrong_value("source", where, problem))
     stats = {k: v for k, v in data.items() if k not in ENTRY_KEYS}
     monster = monster_from(stats, Encounter(system=system), where)
     return BestiaryEntry(
@@ -350,7 +352,7 @@ def parse(raw: bytes) -> dict[str, Any]:
     characters, format and version, unknown parts), and a source that is text."""
     document = transfer.parse(raw, BESTIARY_FILE)
     if not isinstance(document.get("source", ""), str):
-        raise Refused(_wrong("source", _("the file"), _("not a value of this field's type.")))
+        raise Refused(wrong_value("source", _("the file"), _("not a value of this field's type.")))
     return document
 
 

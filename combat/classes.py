@@ -168,7 +168,7 @@ MEANINGS = {
 }
 
 # What each score's modifier applies to, per system (OSE's ability tables; BECMI's are the same
-# B/X adjustments, ``rules.becmi_hit._adj``; Dolmenwood's checks add the modifier of any
+# B/X adjustments, ``rules.becmi_hit.adjustment``; Dolmenwood's checks add the modifier of any
 # score). An ability missing here shows its score without a modifier (OSE's INT gives
 # languages, not a modifier).
 ABILITY_USES = {

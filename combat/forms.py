@@ -535,7 +535,7 @@ class CombatantField(forms.ChoiceField):
 
     def find(self, value: Any) -> Combatant | None:
         """The offered combatant with id ``value``, if any."""
-        return _by_pk(self.offered, value)
+        return by_pk(self.offered, value)
 
     def prepare_value(self, value: Any) -> Any:
         return value.pk if isinstance(value, models.Model) else value
@@ -550,7 +550,7 @@ class CombatantField(forms.ChoiceField):
         if found is not None:
             return found
         if self.refusal and str(value).isdigit():
-            dead = _by_pk(self.candidates, value)
+            dead = by_pk(self.candidates, value)
             if dead is not None and dead.dead:
                 raise ValidationError(message_for(Refused(self.refusal, name=dead.name)))
         raise ValidationError(
@@ -606,7 +606,7 @@ class CombatantsField(forms.MultipleChoiceField):
         forms.Field.validate(self, value)  # each choice was checked above
 
 
-def _by_pk(combatants: Sequence[Combatant], value: Any) -> Combatant | None:
+def by_pk(combatants: Sequence[Combatant], value: Any) -> Combatant | None:
     """The combatant whose id is ``value`` read as the database reads an id (``int()``)."""
     try:
         pk = int(value)
@@ -615,11 +615,11 @@ def _by_pk(combatants: Sequence[Combatant], value: Any) -> Combatant | None:
     return next((c for c in combatants if c.pk == pk), None)
 
 
-def _combatant_field(candidates, label, refusal: str = "") -> CombatantField:
+def combatant_field(candidates, label, refusal: str = "") -> CombatantField:
     return CombatantField(candidates, label, refusal)
 
 
-def _modifier_field(limit: int, help_text: str = "") -> forms.IntegerField:
+def modifier_field(limit: int, help_text: str = "") -> forms.IntegerField:
     return forms.IntegerField(
         label=_("Modifier"),
         initial=0,
@@ -630,7 +630,7 @@ def _modifier_field(limit: int, help_text: str = "") -> forms.IntegerField:
     )
 
 
-def _natural_field(sides: int) -> forms.IntegerField:
+def natural_field(sides: int) -> forms.IntegerField:
     return forms.IntegerField(
         label=_("Die rolled at the table"),
         required=False,
@@ -709,11 +709,11 @@ class RollForm(ActionForm):
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(
+        self.fields["actor"] = combatant_field(
             viewer.controlled_list(), _("Who"), refusal="dead_cannot_act"
         )
-        self.fields["modifier"] = _modifier_field(self.modifier_limit, self.modifier_help)
-        self.fields["natural"] = _natural_field(self.sides)
+        self.fields["modifier"] = modifier_field(self.modifier_limit, self.modifier_help)
+        self.fields["natural"] = natural_field(self.sides)
         if viewer.is_referee:
             self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
         self.order_fields(["actor", *self.field_order_extra, "modifier", "natural"])
@@ -753,7 +753,7 @@ class AttackForm(RollForm):
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["target"] = _combatant_field(
+        self.fields["target"] = combatant_field(
             viewer.visible_list(), _("Target"), refusal="target_is_dead"
         )
         self.fields["damage"].initial = local_dice("1d6")
@@ -949,7 +949,7 @@ class HitPointsForm(ActionForm):
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(viewer.controlled_list(), _("Who"))
+        self.fields["actor"] = combatant_field(viewer.controlled_list(), _("Who"))
         self.order_fields(["actor", "action", "amount"])
 
 
@@ -969,7 +969,7 @@ class RestForm(ActionForm):
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(
+        self.fields["actor"] = combatant_field(
             viewer.controlled_list(), _("Who"), refusal="dead_cannot_act"
         )
         self.order_fields(["actor", "days", "interrupted", "day_dice"])
@@ -1031,10 +1031,20 @@ def situational(value: int) -> tuple[Modifier, ...]:
 
 
 def form_values(form: forms.Form) -> dict[str, Any]:
-    """The form's valid values so far, posted or prefilled (as ``combat.odds`` reads them)."""
-    from combat.odds import _values as values_of
-
-    return values_of(form)
+    """The form's valid values so far, whether it was posted or only prefilled: what the odds
+    before a roll are worked out from (``combat.odds``)."""
+    if form.is_bound:
+        if hasattr(form, "cleaned_data"):  # validated already: a second probe would agree
+            return form.cleaned_data
+        data = form.data
+    else:
+        data = {
+            name: form.get_initial_for_field(field, name) for name, field in form.fields.items()
+        }
+        data = {k: getattr(v, "pk", v) for k, v in data.items() if v is not None}
+    probe = type(form)(data, viewer=form.viewer)
+    probe.is_valid()
+    return probe.cleaned_data
 
 
 def rules_error(form: forms.Form, field: str | None, error: RulesError) -> None:

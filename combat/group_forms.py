@@ -30,9 +30,9 @@ from combat.forms import (
     DiceField,
     EnteredDiceField,
     SaveForm,
-    _modifier_field,
-    _natural_field,
     local_dice,
+    modifier_field,
+    natural_field,
 )
 from combat.group import HALF, NONE, Exposed, Planned
 from combat.models import Combatant, Side
@@ -238,7 +238,7 @@ class GroupAttackForm(GroupForm):
         target = CombatantField(self.viewer.visible_list(), _("Target"), "target_is_dead")
         target.required = False  # needed only by attackers without a target of their own
         self.fields["target"] = target
-        self.fields["modifier"] = _modifier_field(MODIFIER_LIMIT)
+        self.fields["modifier"] = modifier_field(MODIFIER_LIMIT)
         self.fields["damage"].initial = local_dice("1d6")
         if viewer.is_referee:
             self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
@@ -256,7 +256,7 @@ class GroupAttackForm(GroupForm):
         own.choices = [("", _("the group's target")), *own.choices]
         return {
             "target": own,
-            "natural": _natural_field(20),
+            "natural": natural_field(20),
             "damage_dice": EnteredDiceField(
                 label=_("Damage dice rolled at the table"), max_length=200, required=False
             ),
@@ -360,7 +360,7 @@ class AreaEffectForm(GroupForm):
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["modifier"] = _modifier_field(MODIFIER_LIMIT)
+        self.fields["modifier"] = modifier_field(MODIFIER_LIMIT)
         if viewer.is_referee:
             self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
         self.fields["players_roll"] = forms.BooleanField(
@@ -385,7 +385,7 @@ class AreaEffectForm(GroupForm):
         return self.viewer.visible_list()
 
     def row_fields(self, combatant: Combatant) -> dict[str, forms.Field]:
-        return {"natural": _natural_field(20)}
+        return {"natural": natural_field(20)}
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -52,7 +52,7 @@ def _type(field: models.Field) -> Any:
 
 
 def _fields(model: type[models.Model], excluded: Iterable[str], **fixed: Any) -> list[Field]:
-    try:  # as the importer checks a record (transfer._build): what an empty one lacks
+    try:  # as the importer checks a record (transfer.build): what an empty one lacks
         model(**fixed).full_clean(
             exclude=list(fixed), validate_unique=False, validate_constraints=False
         )

@@ -27,10 +27,10 @@ def home(request: HttpRequest) -> HttpResponse:
         encounter = form.save()
         grant_referee(request.session, encounter)
         return redirect("encounter", encounter.slug)
-    return render(request, "combat/home.html", {"form": form, "mine": _my_encounters(request)})
+    return render(request, "combat/home.html", {"form": form, "mine": my_encounters(request)})
 
 
-def _my_encounters(request: HttpRequest) -> list[Encounter]:
+def my_encounters(request: HttpRequest) -> list[Encounter]:
     """Encounters this browser referees or sits in, newest first, to reopen them."""
     ids = refereed_ids(request.session)
     ids |= {int(pk) for pk in request.session.get("seats", {})}

@@ -17,8 +17,7 @@ from combat.access import Viewer, grant_referee, grant_seat, referee_for, viewer
 from combat.models import Encounter
 from combat.party_forms import MoveOnForm, PartyFileForm
 from combat.transfer import Refused
-from combat.views.common import panel_reply
-from combat.views.table import ALREADY_DONE
+from combat.views.common import ALREADY_DONE, panel_reply
 from combat.views.transfer import capped_upload, json_download, read_upload
 
 

@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from combat.access import Viewer
 from combat.forms import AttackForm, RollForm, SystemOdds, form_values, situational
 from combat.models import Combatant
+from combat.odds import location_odds
 from combat.systems.becmi import terms as systems
 from rules import dolmenwood as dw
 from rules.core import Modifier
@@ -75,9 +76,7 @@ class BecmiAttackForm(AttackForm):
         notes.append(str(_("A natural 1 always misses.")))
         odds = SystemOdds(result.needed, chance, notes=tuple(notes))
         if self.viewer.encounter.hit_locations:
-            from combat.odds import _location
-
-            odds = SystemOdds(odds.needed, chance, notes=odds.notes, location=_location(values))
+            odds = SystemOdds(odds.needed, chance, notes=odds.notes, location=location_odds(values))
         return odds
 
 

@@ -26,13 +26,14 @@ from combat.forms import (
     RollForm,
     StoredScore,
     SystemOdds,
-    _natural_field,
     form_values,
+    natural_field,
     rules_error,
     situational,
 )
 from combat.labels import ABILITIES, ATTACK_FORMS, IMMUNITIES
 from combat.models import THAC0_MAX, THAC0_MIN, Combatant, Kind
+from combat.odds import location_odds
 from combat.systems.dolmenwood import terms as systems
 from rules import dice, ose
 from rules import dolmenwood as dw
@@ -239,10 +240,8 @@ class DolmenwoodAttackForm(AttackForm):
         notes.append(str(_("A natural 1 always misses, a natural 20 always hits.")))
         odds = SystemOdds(target.ac, chance, notes=tuple(notes))
         if self.viewer.encounter.hit_locations:
-            from combat.odds import _location
-
             odds = SystemOdds(
-                odds.needed, odds.chance, notes=odds.notes, location=_location(values)
+                odds.needed, odds.chance, notes=odds.notes, location=location_odds(values)
             )
         return odds
 
@@ -303,7 +302,7 @@ class ChanceForm(ActionForm):
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["natural"] = _natural_field(100)
+        self.fields["natural"] = natural_field(100)
         self.fields["natural"].help_text = _(
             "Leave empty and the server rolls; a d100's 00 is 100."
         )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, Condition, EntryKind, Hold, LogEntry, Wrestle
-from combat.systems.becmi.special.common import _strength
+from combat.systems.becmi.special.common import strength
 from combat.systems.becmi.special.naval import (
     ShipView,
     add_ship,
@@ -89,7 +89,6 @@ __all__ = [
     "HoldView",
     "ShipView",
     "Side",
-    "_strength",
     "active_between",
     "add_ship",
     "basic_ac",
@@ -117,6 +116,7 @@ __all__ = [
     "ship_view",
     "sides_of",
     "start_wrestle",
+    "strength",
     "strike",
     "strike_inputs",
     "strike_odds",

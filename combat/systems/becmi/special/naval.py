@@ -13,7 +13,7 @@ from combat import table
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, Kind, LogEntry
-from combat.systems.becmi.special.common import _hit_roll, _situational
+from combat.systems.becmi.special.common import hit_roll, situational
 from rules import becmi_attack, ose
 from rules import becmi_naval as naval
 
@@ -108,7 +108,7 @@ def ram(
         vessel,
         kind,
         target.ac,
-        modifiers=_situational(modifier),
+        modifiers=situational(modifier),
         rng=table.RNG,
         natural=natural,
         damage_naturals=damage_dice,
@@ -120,7 +120,7 @@ def ram(
         "target": target.name,
         "vessel": str(result.vessel),
         "against": str(result.target),
-        "roll": _hit_roll(result.attack, natural is not None),
+        "roll": hit_roll(result.attack, natural is not None),
         "damage": None,
         "killed": False,
     }
@@ -355,7 +355,7 @@ def board(
         "boarding": boarding,
         "target_boarding": target_boarding,
         "ac": result.ac,
-        "roll": _hit_roll(result, natural is not None),
+        "roll": hit_roll(result, natural is not None),
         "damage": None,
         "killed": False,
     }
@@ -373,7 +373,7 @@ def board(
 
 
 def ram_odds(target: Combatant, modifier: int) -> Fraction:
-    return naval.ram_odds(target.ac, _situational(modifier))
+    return naval.ram_odds(target.ac, situational(modifier))
 
 
 def ram_damage_range(vessel: str, target: Combatant) -> tuple[int, int, Fraction]:

@@ -11,7 +11,7 @@ from combat import table
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, Condition, ConditionKind, EntryKind, Kind, LogEntry
-from combat.systems.becmi.special.common import _hit_roll, _save_roll, _situational, _strength
+from combat.systems.becmi.special.common import hit_roll, save_roll, situational, strength
 from rules import becmi_striking as striking
 
 DEFAULT_CON = 10  # a character whose CON is not given: the average score, no adjustment
@@ -41,11 +41,11 @@ def strike_inputs(
     return {
         "defender_con": constitution(target),
         "defender_save": target.save_death,
-        "attacker_str": _strength(attacker),
+        "attacker_str": strength(attacker),
         "haymaker": haymaker,
         "attacker_size": float(attacker_ft or attacker.height_ft),
         "defender_size": float(defender_ft or target.height_ft),
-        "modifiers": _situational(modifier),
+        "modifiers": situational(modifier),
     }
 
 
@@ -105,7 +105,7 @@ def strike(
         "haymaker": result.haymaker,
         "pulled": result.pulled,
         "outcome": str(result.outcome),
-        "roll": _hit_roll(result.attack, natural is not None),
+        "roll": hit_roll(result.attack, natural is not None),
         "damage": result.damage if result.attack.hit else None,
         "con": result.defender_con,
         "stun": None,
@@ -120,7 +120,7 @@ def strike(
             "t": result.t,
         }
     if result.save is not None:
-        data["save"] = _save_roll(result.save, save_natural is not None)
+        data["save"] = save_roll(result.save, save_natural is not None)
     effects = []
     if result.attack.hit and result.damage:
         effect, data["killed"] = table.hurt(target, result.damage)

@@ -23,9 +23,9 @@ from combat.models import (
     LogEntry,
     Wrestle,
 )
-from combat.systems.becmi.special.common import _save_roll, _strength
+from combat.systems.becmi.special.common import save_roll, strength
 from rules import becmi_wrestling as wrestling
-from rules.becmi_hit import _adj
+from rules.becmi_hit import adjustment
 from rules.core import Modifier
 
 
@@ -41,7 +41,7 @@ def basic_ac(combatant: Combatant) -> int:
     if combatant.kind == Kind.MONSTER:
         return combatant.ac
     # Held to the stored AC's range: the wrestling's row keeps it (rules.bounds).
-    return max(AC_MIN, min(AC_MAX, combatant.ac + _adj(combatant.dex_score)))
+    return max(AC_MIN, min(AC_MAX, combatant.ac + adjustment(combatant.dex_score)))
 
 
 def rating(combatant: Combatant, ac: int) -> int:
@@ -133,7 +133,7 @@ def _round(
         defender_save=defender.save_death,
         attacker_modifiers=a_side.helpers,
         defender_modifiers=d_side.helpers,
-        pinner_str=_strength(attacker),
+        pinner_str=strength(attacker),
         pinned_penalty=penalty,
         rng=table.RNG,
         attacker_natural=attacker_natural,
@@ -159,7 +159,7 @@ def _round(
             "mods": table.modifiers(result.defender_modifiers),
             "total": result.defender_total,
         },
-        "save": _save_roll(result.pin_save, save_natural is not None) if result.pin_save else None,
+        "save": save_roll(result.pin_save, save_natural is not None) if result.pin_save else None,
         "damage": result.damage,
         "killed": False,
     }
