@@ -20,12 +20,13 @@ from django.core.validators import ProhibitNullCharactersValidator
 from django.db import models
 from django.forms.models import model_to_dict
 from django.urls import reverse
-from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from combat import body_fields, bounded, classes, monsters
 from combat.access import Viewer
 from combat.classes import ABILITY_FIELDS, CHARACTER_FIELDS
+from combat.dice_input import EnteredDiceField, local_dice
 from combat.errors import Refused, message_for
 from combat.labels import ABILITIES, SAVES
 from combat.models import (
@@ -267,11 +268,6 @@ class JoinForm(OnceMixin, forms.Form):
         if not name:
             raise forms.ValidationError(_("Please give a name."))
         return name
-
-
-def local_dice(expression: str) -> str:
-    """A dice expression as the viewer's language writes it: 1k6 in Czech, 1к6 in Russian."""
-    return dice.format_expression(expression, letter=dice.die_letter_for(get_language() or "en"))
 
 
 def _rules_call(func, *args, **kwargs):
@@ -648,21 +644,6 @@ class DiceField(forms.CharField):
         if not value:
             return None
         return _rules_call(dice.parse, value)
-
-
-class EnteredDiceField(forms.CharField):
-    """Physical die results typed in, separated by spaces or commas."""
-
-    def clean(self, value):
-        value = super().clean(value)
-        if not value:
-            return None
-        parts = value.replace(",", " ").split()
-        try:
-            results = [int(part) for part in parts]
-        except ValueError:
-            raise forms.ValidationError(_("Type the dice as whole numbers, e.g. 3 5.")) from None
-        return results
 
 
 class ActionForm(OnceMixin, forms.Form):

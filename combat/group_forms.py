@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 
 from combat import odds
 from combat.access import Viewer
+from combat.dice_input import EnteredDiceField, local_dice
 from combat.errors import message_for
 from combat.forms import (
     MODIFIER_LIMIT,
@@ -28,9 +29,7 @@ from combat.forms import (
     CombatantField,
     CombatantsField,
     DiceField,
-    EnteredDiceField,
     SaveForm,
-    local_dice,
     modifier_field,
     natural_field,
 )

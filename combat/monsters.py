@@ -11,6 +11,7 @@ from django.core.validators import ProhibitNullCharactersValidator
 from django.utils.translation import gettext_lazy as _
 
 from combat import classes
+from combat.dice_input import local_dice
 from combat.errors import message_for
 from combat.models import MOVEMENT_LIMIT, SPECIAL_LIMIT
 from rules import dice
@@ -158,8 +159,6 @@ class AttacksField(forms.CharField):
 
     def prepare_value(self, value: Any) -> Any:
         if isinstance(value, list):
-            from combat.forms import local_dice  # built on this module
-
             letter = local_dice("1d6")[1]
             return format_attacks(value, letter=letter)
         return value
@@ -203,8 +202,6 @@ def adapt_attack_form(form: Any) -> None:
         if chosen is not None and not form.initial.get("damage"):
             # From the button; after a roll the damage kept is what was rolled (a referee's
             # +1 for a strong one stays for the next).
-            from combat.forms import local_dice  # built on this module
-
             form.initial["damage"] = local_dice(chosen["damage"])
     if chosen is not None:
         form.fields["damage"].label = _("Damage: %(attack)s") % {"attack": chosen["name"]}

@@ -27,7 +27,7 @@ import re
 import threading
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import InitVar, dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -42,11 +42,13 @@ from combat.db.prepared import Named, Prepared, Read, read_together
 from combat.fragments import drawn, logged_once, part_notice, row_notice
 from combat.lru import Lru
 from combat.models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
+from combat.party import follows
+from combat.rounds import RUNNING, Standing, conditions_by_combatant, round_context, standing
 from combat.systems import registry
 from combat.table.hooks import Announcer
 
-if TYPE_CHECKING:
-    from combat.rounds import Standing
+# The page's own fragments, drawn with no CSRF token: these are sent to many browsers.
+from combat.templatetags import fray_live
 
 Row = TypeVar("Row", Combatant, int)
 Fixed = tuple[Any, ...]
@@ -266,9 +268,6 @@ def in_turn_order(rows: Iterable[Combatant], turn: dict[str, Any]) -> list[Comba
 
 def live_context(viewer: Viewer) -> dict[str, Any]:
     """Everything the live fragments need, filtered to what ``viewer`` may see (the page)."""
-    from combat.party import follows  # built on this module
-    from combat.rounds import conditions_by_combatant, round_context
-
     encounter = viewer.encounter
     combatants = in_turn_order(viewer.visible_combatants(), encounter.turn)
     conditions = conditions_by_combatant(encounter)
@@ -452,8 +451,6 @@ class State:
     def ahead(encounter_id: int, since: int | None) -> list[Named]:
         """The queries every load of the encounter asks, the log's since number ``since``
         when the load follows a state at that number."""
-        from combat.rounds import RUNNING  # built on this module
-
         ahead = [(_ENCOUNTER, (encounter_id,)), (RUNNING, (encounter_id,))]
         ahead += [(_PENDING, (encounter_id,)), *((_STORED[m], (encounter_id,)) for m in _STORED)]
         if since is not None:
@@ -464,8 +461,6 @@ class State:
     def _load(
         cls, encounter_id: int, referee: bool, players: bool, previous: State | None
     ) -> State | None:
-        from combat.rounds import conditions_by_combatant  # built on this module
-
         encounter = next(iter(_ENCOUNTER(encounter_id)), None)
         if encounter is None:
             return None
@@ -516,7 +511,6 @@ class State:
         """The round as it stands, worked out once for every audience. A round whose stored
         state cannot be worked out stands still (no one acts): ``round_broken`` says so, and
         the round's section shows a notice instead (``_banner``)."""
-        from combat.rounds import Standing, standing  # built on this module
 
         def still() -> Standing:
             self.round_broken = True
@@ -777,8 +771,6 @@ def _row(
         return before.rows[pk]
 
     def draw() -> str:
-        from combat.templatetags.fray_live import row_html  # the page's own, with no CSRF token
-
         language = audience.language
         context = {
             "combatant": combatant,
@@ -790,7 +782,7 @@ def _row(
         }
         rest = ROWS.fetch(_rest_key(key, combatant), lambda: _html(REST, context, language))
         with translation.override(language):
-            return row_html(
+            return fray_live.row_html(
                 combatant,
                 referee=audience.referee,
                 controlled=controlled,
@@ -819,11 +811,9 @@ def _rest_key(key: tuple[Any, ...], combatant: Combatant) -> tuple[Any, ...]:
 
 
 def _entry(state: State, audience: Audience, entry: LogEntry, key: tuple[Any, ...]) -> str:
-    from combat.templatetags.fray_live import entry_html  # the page's own, with no CSRF token
-
     def render() -> str:
         with translation.override(audience.language):
-            return entry_html(
+            return fray_live.entry_html(
                 entry,
                 referee=audience.referee,
                 slug=state.encounter.slug,
@@ -1088,7 +1078,6 @@ class _Section:
 
 def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int]) -> str:
     """The round's section for ``audience`` (a seat's says when its side acts)."""
-    from combat.rounds import round_context  # built on this module
 
     def broken() -> str:
         context = {"encounter": state.encounter, "oob": True}
@@ -1135,8 +1124,6 @@ def _moved(state: State, audience: Audience) -> str:
     if encounter.moved_on_to_id is None:  # hidden, empty, the same for every audience
         moved_on_to, can, key = None, False, ("moved", encounter.slug)
     else:
-        from combat.party import follows  # built on this module
-
         moved_on_to = encounter.moved_on_to
         can = follows(_viewer_of(state, audience))
         key = ("moved", encounter.slug, audience.language, moved_on_to.name, can)

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from combat.labels import SYSTEM_REASONS
-from combat.models import Encounter
+from combat.models import Encounter, Kind
 from combat.systems import registry
+from rules.errors import RulesError
 
 
 def reason_label(key: str) -> Any:
@@ -41,9 +42,6 @@ def monster_thac0(system: str, hit_dice: str) -> int:
 def system_changed(encounter: Encounter) -> None:
     """The encounter now plays another system (before any roll, inside the settings' own
     transaction): its monsters take their THAC0 from that system's table by their Hit Dice."""
-    from combat.models import Kind
-    from rules.errors import RulesError
-
     for monster in encounter.combatants.filter(kind=Kind.MONSTER).exclude(hit_dice=""):
         try:
             thac0 = monster_thac0(encounter.system, monster.hit_dice)

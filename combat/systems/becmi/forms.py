@@ -13,6 +13,7 @@ from combat.forms import AttackForm, RollForm, SystemOdds, form_values, situatio
 from combat.models import Combatant
 from combat.odds import location_odds
 from combat.systems.becmi import terms as systems
+from rules import becmi, ose
 from rules import dolmenwood as dw
 from rules.core import Modifier
 
@@ -54,8 +55,6 @@ class BecmiAttackForm(AttackForm):
         return data
 
     def system_odds(self) -> SystemOdds:
-        from rules import becmi
-
         values = form_values(self)
         attacker: Combatant = values["actor"]
         target: Combatant = values["target"]
@@ -83,8 +82,6 @@ class BecmiAttackForm(AttackForm):
 def becmi_attack_inputs(attacker: Combatant, values: dict[str, Any]) -> dict[str, Any]:
     """The hit roll's choices: range (missiles), cover, and STR or DEX with the referee's
     modifier (the B/X adjustments, as ``rules.becmi_hit`` uses them)."""
-    from rules import ose
-
     return {
         "range_band": values.get("range_band") or None,
         "cover": values.get("cover") or "none",
@@ -111,8 +108,6 @@ class BecmiSaveForm(RollForm):
         self.without_dice_fields()
 
     def system_odds(self) -> SystemOdds:
-        from rules import becmi
-
         values = form_values(self)
         actor: Combatant = values["actor"]
         target = actor.save_value(values["category"])

@@ -15,23 +15,24 @@ from django.utils.translation import pgettext_lazy
 
 from combat import body_fields, bounded
 from combat.access import Viewer
+from combat.dice_input import EnteredDiceField, local_dice
 from combat.errors import message_for
 from combat.forms import (
     ActionForm,
     CombatantsField,
     DiceField,
-    EnteredDiceField,
     RollForm,
     combatant_field,
     form_values,
-    local_dice,
     natural_field,
 )
 from combat.models import AC_MAX, AC_MIN, Combatant, Kind, Side, Wrestle
 from combat.systems.becmi import special as special
+from rules import becmi_attack
 from rules import becmi_naval as naval
 from rules import becmi_striking as striking
 from rules import becmi_wrestling as wrestling
+from rules.becmi_hit import roll_needed
 from rules.errors import RulesError
 
 BLOWS = {
@@ -518,8 +519,6 @@ class RamForm(ActionForm):
         modifier = values.get("modifier") or 0
         hit = special.ram_odds(target, modifier)
         low, high, mean = special.ram_damage_range(values["vessel"], target)
-        from rules.becmi_hit import roll_needed
-
         needed, _bonus = roll_needed(naval.RAM_THAC0, target.ac)
         against = str(special.ram_target(target))
         return RamOdds(min(max(needed - modifier, 2), 21), hit, low, high, mean, against)
@@ -723,8 +722,6 @@ class BoardingForm(RollForm):
         return data
 
     def special_odds(self) -> BoardingOdds | None:
-        from rules import becmi_attack
-
         values = form_values(self)
         attacker, target = values.get("actor"), values.get("target")
         if attacker is None or target is None or attacker.pk == target.pk:
