@@ -1,9 +1,11 @@
 """The toolkit every action uses: locks, one-time keys, numbering, recording, life and death.
 
 This is the layer between the models and the systems (``rules`` → models → **table** →
-systems, zones, rounds, campaign → views and live → site). Everything here is public and
-imported from ``combat.table``; nothing here imports a system, zones, rounds, the views or
-the live table.
+systems, zones, rounds, campaign → views and live → site; ``lint-imports`` keeps it).
+Everything here is public and imported from ``combat.table``. Nothing here imports a system,
+the zones, the rounds, the views or the live table: what it needs of them is plugged in when
+the apps are ready (:mod:`combat.table.hooks`, connected by ``combat.apps``): the live
+table's announcer, hit locations, and what an undo puts back besides hit points.
 
 The contract
 ============
@@ -33,20 +35,31 @@ An action is one transaction (``@transaction.atomic``) that, in this order:
    secret), claims the action's one-time key for it (:func:`claim`; a key used before
    raises :class:`Repeated` and the whole transaction rolls back, so a form sent twice is
    applied once), stamps the combatants it names who are hidden now (``combat.unseen``),
-   and announces the change **after commit**, never before and never on a rollback.
+   and announces the change **after commit** (:func:`announce`): never before, never for
+   a transaction that rolls back, and at once outside a transaction.
+
+An attack is all of that in one place: a system subclasses :class:`Attack` with its own
+entry, hit roll and damage, and :meth:`Attack.run` keeps the order above for every system
+(lock the pair; alive, able, armed; locate the hit; the target alive; the helpless rule or
+the roll; damage, landed in a zone or taken from the hit points; one entry).
 
 The log entry's ``data`` is keys and numbers only, so each viewer reads it in their own
-language; :func:`modifiers` and :func:`damage_data` store a roll's parts that way.
+language; :func:`modifiers`, :func:`roll_data` and :func:`damage_data` store a roll's
+parts that way. Its ``effects`` are what :func:`undo` reverses: a new entry, the original
+kept, each entry undone once however many ask at once (:class:`AlreadyUndone`).
 
 The death rule: a combatant at 0 hit points or fewer is dead (``Combatant.dead``): it does
-not act (:func:`alive`), cannot be attacked (``target_is_dead``) and cannot be healed but
-by an undo; hit points never go below ``HP_FLOOR``. :func:`set_hp` reports a death when hit
-points go from above 0 to 0 or below; an undo that lifts them above 0 again revives.
+not act (:func:`alive`) and cannot be attacked (``target_is_dead``); the rules refuse to
+heal it, so only an undo or the referee's correction (:func:`correct_hit_points`) brings it
+back. Hit points never go below ``HP_FLOOR`` (:func:`set_hp`), and a system may stop them at
+0 (Dolmenwood: :meth:`Attack.after_damage`). :func:`set_hp` reports a death when hit points
+go from above 0 to 0 or below; an undo that lifts them above 0 again names who it revived.
 
 The helpless rule: a target a condition leaves helpless (paralysed, asleep, held;
 ``rules.rounds.HELPLESS``) is not rolled against: the table's ``helpless_rule`` says it is
-hit automatically (``HelplessRule.HIT``) or slain outright (``SLAIN``).
-:func:`helpless_outcome` is the one question every attack and every odds preview asks.
+hit automatically (``HelplessRule.HIT``: the damage is rolled, and lands as any hit's) or
+slain outright (``SLAIN``: its hit points go to 0). :func:`helpless_outcome` is the one
+question every attack and every odds preview asks.
 """
 
 from __future__ import annotations
