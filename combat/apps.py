@@ -29,3 +29,9 @@ class FrayStaticFilesConfig(StaticFilesConfig):
 class CombatConfig(AppConfig):
     name = "combat"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from combat import models
+        from combat.systems import registry
+
+        models.HOLDS_OF[0] = registry.holds_of  # what the table's system shows held

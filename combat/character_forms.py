@@ -222,7 +222,7 @@ def _own_saves(system: str, query: Mapping[str, Any]) -> dict[str, int]:
     """A monster's saves by its Hit Dice as the form stands (a normal human's row), as the
     combatant form's ``clean`` gives them; none for Hit Dice not yet readable."""
     if query.get("kind") == Kind.NORMAL_HUMAN:
-        return dict(classes.NORMAL_HUMAN_SAVES.get(system, {}))
+        return dict(classes.normal_human_saves(system) or {})
     try:
         return ose.monster_saves(str(query.get("hit_dice") or "").strip())
     except RulesError:

@@ -16,8 +16,8 @@ is handed to (``act(viewer, **cleaned_data)``), the route under the encounter an
 its form posts to, its heading, who may open it, and the view and template that serve and draw
 it (by default the generic roll view and ``combat/_roll_panel.html``).
 
-This module imports only the models (to lend them :func:`holds_of`), so anything above them
-may ask it; a system registers itself from its ``apps.py``, which is what keeps every system
+This module imports nothing of the table's, so anything may ask it (the models too); a system
+registers itself from its ``apps.py``, which is what keeps every system
 package below the views that ask.
 """
 
@@ -28,8 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
-
-from combat import models
 
 ROLL = _("Roll")
 
@@ -120,6 +118,9 @@ class System:
     clean_combatant: Callable[[Any, dict[str, Any]], None] | None = None
     settings: tuple[str, ...] = ()
     holds: Callable[[Any], dict[int, list[Any]]] | None = None
+    classes: Any = None
+    ability_uses: Mapping[str, str] = field(default_factory=dict)
+    normal_human_saves: Mapping[str, int] | None = None
     undo: Callable[[Any, Any], None] | None = None
 
     def panel(self, key: str) -> Panel | None:
@@ -206,6 +207,3 @@ def system_settings() -> set[str]:
 def choices() -> list[tuple[str, Any]]:
     """The systems a table may choose, as a form's choices."""
     return [(s.key, s.label) for s in _SYSTEMS.values()]
-
-
-models.HOLDS_OF[0] = holds_of

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from combat.errors import Refused
 from combat.models import RulesSystem, Wrestle
-from combat.systems.becmi import actions, special, terms
+from combat.systems.becmi import actions, classes, special, terms
 from combat.systems.becmi import forms as becmi_forms
 from combat.systems.becmi import special_forms as sf
 from combat.systems.registry import ROLL, Panel, System, referee
@@ -183,6 +183,9 @@ SYSTEM = System(
     logs={"becmi": "becmi/_special_log.html"},
     reasons=terms.REASONS,
     monster_thac0=monster_thac0,
+    classes=classes.Classes(),
+    ability_uses=classes.ABILITY_USES,
+    normal_human_saves=classes.NORMAL_HUMAN_SAVES,
     holds=special.holds_by_combatant,
     undo=special.undo,
 )

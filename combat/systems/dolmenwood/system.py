@@ -80,5 +80,14 @@ SYSTEM = System(
     adapt_combatant_form=dw_forms.adapt_combatant_form,
     clean_combatant=dw_forms.clean_dolmenwood_combatant,
     settings=("players_roll_chances",),
+    # Its checks add the modifier of any score; its classes are not the classic seven.
+    ability_uses={
+        "str": "melee",
+        "int": "checks",
+        "wis": "magic_saves",
+        "dex": "missile",
+        "con": "checks",
+        "cha": "checks",
+    },
     monster_thac0=ose.monster_thac0,  # read as 19 − THAC0 for its attack bonus
 )
