@@ -12,7 +12,7 @@ from combat.systems import registry
 
 def reason_label(key: str) -> Any:
     """What a modifier's reason is called in a rules system's roll line: the shared ones, then
-    the registered systems' own (BECMI's range and cover)."""
+    the registered systems' own (range and cover)."""
     if key in SYSTEM_REASONS:
         return SYSTEM_REASONS[key]
     for system in registry.systems():
@@ -31,7 +31,7 @@ def has_rolled(encounter: Encounter) -> bool:
 
 
 def monster_thac0(system: str, hit_dice: str) -> int:
-    """A monster's THAC0 by its Hit Dice from its system's table (the registry's; BECMI's rows
+    """A monster's THAC0 by its Hit Dice from its system's table (the registry's; some systems'
     differ from OSE's above 7 HD)."""
     found = registry.get(system).monster_thac0 or registry.default().monster_thac0
     assert found is not None, "the default system gives monsters their THAC0"

@@ -93,7 +93,7 @@ class System:
     names the modifiers only its rolls give (``{reason key: label}``).
 
     Rules hooks, each optional: ``monster_thac0(hit_dice)``; ``zero_floor`` — hit points stop at
-    0 rather than going on below it (Dolmenwood); ``adapt_combatant_form(form)`` and
+    0 rather than going on below it; ``adapt_combatant_form(form)`` and
     ``clean_combatant(form, data)`` — its fields on the combatant form, and what they fill in;
     ``settings`` — the encounter's settings only it uses (the form shows them to its tables);
     ``holds(encounter)`` — what its rows show held (``{combatant id: [...]}``, read once per

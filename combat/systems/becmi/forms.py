@@ -12,8 +12,7 @@ from combat.access import Viewer
 from combat.forms import AttackForm, RollForm, SystemOdds, form_values, situational
 from combat.models import Combatant
 from combat.systems.becmi import terms as systems
-from rules import dolmenwood as dw
-from rules.core import Modifier
+from rules.core import Modifier, ability_modifier
 
 
 class BecmiAttackForm(AttackForm):
@@ -22,7 +21,7 @@ class BecmiAttackForm(AttackForm):
     bonuses to reach, and one under 2 turns into a damage bonus."""
 
     kept = (*AttackForm.kept, "range_band", "cover", "cover_material")
-    location_extras = True  # posture and wound dice reach the action (dolmenwood.locate_hit)
+    location_extras = True  # posture and wound dice reach the action (its locate_hit)
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
@@ -125,7 +124,7 @@ class BecmiSaveForm(RollForm):
 def becmi_save_modifiers(actor: Combatant, values: dict[str, Any]) -> tuple[Modifier, ...]:
     mods = list(situational(values.get("modifier") or 0))
     if values.get("magical") and actor.wis_score is not None:
-        wis = dw.ability_modifier(actor.wis_score)  # the same B/X adjustments
+        wis = ability_modifier(actor.wis_score)  # the B/X adjustments
         if wis:
             mods.insert(0, Modifier(wis, "wis"))
     return tuple(mods)

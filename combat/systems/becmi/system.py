@@ -46,7 +46,7 @@ def monster_thac0(hit_dice: str) -> int:
     return becmi.thac0("monster", hit_dice)
 
 
-# The hit-table attack and the saves: odds as Dolmenwood's rolls show them.
+# The hit-table attack and the saves: their odds shown with notes under them.
 _ROLL = {
     "odds_route": "dw/odds/",
     "odds_name": "system_odds",
