@@ -121,6 +121,9 @@ class System:
     classes: Any = None
     ability_uses: Mapping[str, str] = field(default_factory=dict)
     normal_human_saves: Mapping[str, int] | None = None
+    bestiary: str = "bx.json"
+    bestiary_note: Any = ""
+    from_bx: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     undo: Callable[[Any, Any], None] | None = None
 
     def panel(self, key: str) -> Panel | None:

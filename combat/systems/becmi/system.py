@@ -182,6 +182,10 @@ SYSTEM = System(
     log="becmi/_log.html",
     logs={"becmi": "becmi/_special_log.html"},
     reasons=terms.REASONS,
+    bestiary_note=_(
+        "BECMI uses these B/X stat blocks, which the Rules Cyclopedia repeats for these "
+        "monsters, with THAC0 from BECMI's own table."
+    ),
     monster_thac0=monster_thac0,
     classes=classes.Classes(),
     ability_uses=classes.ABILITY_USES,
