@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from combat.labels import SYSTEM_REASONS
-from combat.models import Encounter
+from combat.models import Encounter, RulesSystem
 from combat.systems import registry
 
 
@@ -22,7 +22,9 @@ def reason_label(key: str) -> Any:
 
 
 def system_choices() -> list[tuple[str, Any]]:
-    return registry.choices()
+    """The registered systems an encounter can store (the model's choices name each key)."""
+    stored = set(RulesSystem.values)
+    return [(key, label) for key, label in registry.choices() if key in stored]
 
 
 def has_rolled(encounter: Encounter) -> bool:
