@@ -26,6 +26,7 @@ from combat.access import Viewer
 from combat.errors import message_for
 from combat.models import HP_LIMIT, BestiaryEntry, Campaign, Combatant, Encounter, RulesSystem
 from combat.systems import common as systems
+from combat.systems import registry
 from combat.transfer import (
     COMBATANT_EXCLUDED,
     FileKind,
@@ -61,14 +62,6 @@ STAT_EXCLUDED = COMBATANT_EXCLUDED | {
 ENTRY_KEYS = ("name", "system", "source")
 
 STARTER_DIR = Path(__file__).resolve().parent / "bestiary"
-# BECMI's monsters are B/X's: the Rules Cyclopedia repeats these stat blocks, and their THAC0
-# comes from BECMI's own table by Hit Dice (the starter files name no THAC0). Dolmenwood's own
-# monsters are not published as open content; it plays B/X's, converted (``_as_played_in``).
-STARTER_FILES = {
-    RulesSystem.OSE: "bx.json",
-    RulesSystem.BECMI: "bx.json",
-    RulesSystem.DOLMENWOOD: "bx.json",
-}
 
 
 # --- one stat block ----------------------------------------------------------------------------
@@ -182,9 +175,9 @@ class Starter:
 def starter(system: str) -> Starter:
     """The starter bestiary Fray ships for ``system``: B/X's, as that system plays it. The
     files are Fray's own, checked by the tests as any imported file is; read once per process."""
-    name = STARTER_FILES.get(system)
-    if name is None:
+    if system not in registry.keys():
         return Starter("", ())
+    name = registry.get(system).bestiary
     document = parse((STARTER_DIR / name).read_bytes())
     entries = tuple(
         entry_from(_as_played_in(system, item), item.get("name"), system=system)
@@ -194,16 +187,9 @@ def starter(system: str) -> Starter:
 
 
 def _as_played_in(system: str, stats: dict[str, Any]) -> dict[str, Any]:
-    """A B/X stat block as ``system`` plays it. Dolmenwood's armour class ascends (``19 − AC``:
-    a B/X AC 6 is 13, unarmoured 9 is 10), its attack bonus comes from the Hit Dice as any
-    monster's there does (``19 − THAC0``), and its five saves keep their numbers in the same
-    places under Dolmenwood's names (Doom, Ray, Hold, Blast and Spell for Death, Wands,
-    Paralysis, Breath and Spells); what a block saves as is left out, Dolmenwood having no
-    class tables here, with the numbers it gave kept."""
-    if system != RulesSystem.DOLMENWOOD:
-        return stats
-    converted = {k: v for k, v in stats.items() if k != "saves_as"}
-    return converted | {"ac": ose.ascending_ac(stats["ac"])}
+    """A B/X stat block as ``system`` plays it (its ``from_bx``; as it stands where it has none)."""
+    convert = registry.get(system).from_bx
+    return convert(stats) if convert is not None else stats
 
 
 def starter_key(entry: BestiaryEntry) -> str:

@@ -394,7 +394,7 @@ class CombatantForm(MergingForm):
                 return data
         elif kind == Kind.NORMAL_HUMAN:
             derived["thac0"] = ose.monster_thac0("normal human")
-            saves = classes.NORMAL_HUMAN_SAVES.get(self.encounter.system) or ose.monster_saves(
+            saves = classes.normal_human_saves(self.encounter.system) or ose.monster_saves(
                 "normal human"
             )
         else:

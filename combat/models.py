@@ -553,8 +553,8 @@ class Combatant(models.Model):
     holds = Preloaded(lambda c: HOLDS_OF[0](c))
 
 
-# Reads a combatant's holds when no one preloaded them: the registry of rules systems puts its
-# reader here (``combat.systems.registry``), the models knowing no system.
+# Reads a combatant's holds when no one preloaded them: the app lends the registry of rules
+# systems' reader here when it is ready (``combat.apps``), the models knowing no system.
 HOLDS_OF: list[Callable[[Combatant], list[Any]]] = [lambda combatant: []]
 
 

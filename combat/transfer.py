@@ -5,7 +5,7 @@ The exporter walks the models' concrete fields (``_meta.concrete_fields``) minus
 list of what belongs to this copy of Fray only (ids, links to the encounter and to seats,
 creation times, the slug, the referee key, the join token, the change numbers), so a field
 added to a model later travels without a change here. Seats are browser sessions and stay
-behind; so do the log (a new session starts a new log), pending saves and BECMI wrestling
+behind; so do the log (a new session starts a new log), pending saves and wrestling
 holds, which point into the log and into rounds that are over.
 
 A party file (``combat.party``) is read by the same machinery: its kind of file

@@ -256,7 +256,7 @@ def _commit(
     floor: bool = False,
 ) -> Change:
     """Store ``after`` on the (locked) combatant and move its hit points with it (never below
-    0 with ``floor``: Dolmenwood's hit points stop there)."""
+    0 with ``floor``: some systems' hit points stop there)."""
     stored = combatant.zones
     change = before.total_damage - after.total_damage  # below 0: hurt
     hp = combatant.hp + change

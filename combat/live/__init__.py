@@ -34,8 +34,8 @@ that nothing was stored since (it moves on by exactly one, ``Encounter.moved_to`
 transaction rolls back and the roll is decided again on what is stored.
 
 A log entry is drawn once per language and audience on every change, so the common kinds' text
-is written in Python (``combat/entry_text.py``, with the templates' message ids); Dolmenwood's,
-BECMI's, hit locations' and the round's entries keep their templates.
+is written in Python (``combat/entry_text.py``, with the templates' message ids); the other rules
+systems', hit locations' and the round's entries keep their templates.
 
 On the embedded default (one process, the in-memory channel layer) a change made in the process
 goes to its sockets without a trip through the channel layer, which nothing else could hear

@@ -205,7 +205,7 @@ def pending_by_combatant(encounter: Encounter) -> dict[int, list[PendingSave]]:
 
 
 def _holds(encounter: Encounter) -> dict[int, list[Any]]:
-    """What the rules system's rows show held (BECMI's wrestling), by combatant: one query on
+    """What the rules system's rows show held (wrestling), by combatant: one query on
     a table whose system has holds, none elsewhere."""
     holds = registry.of(encounter).holds
     return holds(encounter) if holds is not None else {}
@@ -408,7 +408,7 @@ class State:
             # and the combatant's own player's rows only (the template checks control).
             c.kind, c.char_class, c.level, c.str_score, c.int_score, c.wis_score,
             c.dex_score, c.con_score, c.cha_score, c.notes,
-            # BECMI (combat.systems.becmi.special): holds, and a ship's speed, crew and repairs.
+            # A rules system's special actions: holds, and a ship's speed, crew and repairs.
             holds, c.speed, c.crew, c.rowers, c.rowers_lost, c.hull_repaired,
             # Monster entries (combat.monsters): attack buttons, movement, XP, specials.
             repr(c.attacks), c.movement, c.xp, c.special_notes, c.saves_as,

@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from combat.labels import SYSTEM_REASONS
-from combat.models import Encounter, Kind
+from combat.models import Encounter, Kind, RulesSystem
 from combat.systems import registry
 from rules.errors import RulesError
 
 
 def reason_label(key: str) -> Any:
     """What a modifier's reason is called in a rules system's roll line: the shared ones, then
-    the registered systems' own (BECMI's range and cover)."""
+    the registered systems' own (range and cover)."""
     if key in SYSTEM_REASONS:
         return SYSTEM_REASONS[key]
     for system in registry.systems():
@@ -23,7 +23,9 @@ def reason_label(key: str) -> Any:
 
 
 def system_choices() -> list[tuple[str, Any]]:
-    return registry.choices()
+    """The registered systems an encounter can store (the model's choices name each key)."""
+    stored = set(RulesSystem.values)
+    return [(key, label) for key, label in registry.choices() if key in stored]
 
 
 def has_rolled(encounter: Encounter) -> bool:
@@ -32,7 +34,7 @@ def has_rolled(encounter: Encounter) -> bool:
 
 
 def monster_thac0(system: str, hit_dice: str) -> int:
-    """A monster's THAC0 by its Hit Dice from its system's table (the registry's; BECMI's rows
+    """A monster's THAC0 by its Hit Dice from its system's table (the registry's; some systems'
     differ from OSE's above 7 HD)."""
     found = registry.get(system).monster_thac0 or registry.default().monster_thac0
     assert found is not None, "the default system gives monsters their THAC0"

@@ -16,8 +16,8 @@ is handed to (``act(viewer, **cleaned_data)``), the route under the encounter an
 its form posts to, its heading, who may open it, and the view and template that serve and draw
 it (by default the generic roll view and ``combat/_roll_panel.html``).
 
-This module imports only the models (to lend them :func:`holds_of`), so anything above them
-may ask it; a system registers itself from its ``apps.py``, which is what keeps every system
+This module imports nothing of the table's, so anything may ask it (the models too); a system
+registers itself from its ``apps.py``, which is what keeps every system
 package below the views that ask.
 """
 
@@ -28,8 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
-
-from combat import models
 
 ROLL = _("Roll")
 
@@ -95,7 +93,7 @@ class System:
     names the modifiers only its rolls give (``{reason key: label}``).
 
     Rules hooks, each optional: ``monster_thac0(hit_dice)``; ``zero_floor`` — hit points stop at
-    0 rather than going on below it (Dolmenwood); ``adapt_combatant_form(form)`` and
+    0 rather than going on below it; ``adapt_combatant_form(form)`` and
     ``clean_combatant(form, data)`` — its fields on the combatant form, and what they fill in;
     ``settings`` — the encounter's settings only it uses (the form shows them to its tables);
     ``holds(encounter)`` — what its rows show held (``{combatant id: [...]}``, read once per
@@ -120,6 +118,12 @@ class System:
     clean_combatant: Callable[[Any, dict[str, Any]], None] | None = None
     settings: tuple[str, ...] = ()
     holds: Callable[[Any], dict[int, list[Any]]] | None = None
+    classes: Any = None
+    ability_uses: Mapping[str, str] = field(default_factory=dict)
+    normal_human_saves: Mapping[str, int] | None = None
+    bestiary: str = "bx.json"
+    bestiary_note: Any = ""
+    from_bx: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     undo: Callable[[Any, Any], None] | None = None
 
     def panel(self, key: str) -> Panel | None:
@@ -215,6 +219,3 @@ def system_settings() -> set[str]:
 def choices() -> list[tuple[str, Any]]:
     """The systems a table may choose, as a form's choices."""
     return [(s.key, s.label) for s in _SYSTEMS.values()]
-
-
-models.HOLDS_OF[0] = holds_of

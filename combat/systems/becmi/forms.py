@@ -14,8 +14,7 @@ from combat.models import Combatant
 from combat.odds import location_odds
 from combat.systems.becmi import terms as systems
 from rules import becmi, ose
-from rules import dolmenwood as dw
-from rules.core import Modifier
+from rules.core import Modifier, ability_modifier
 
 
 class BecmiAttackForm(AttackForm):
@@ -119,7 +118,7 @@ class BecmiSaveForm(RollForm):
 def becmi_save_modifiers(actor: Combatant, values: dict[str, Any]) -> tuple[Modifier, ...]:
     mods = list(situational(values.get("modifier") or 0))
     if values.get("magical") and actor.wis_score is not None:
-        wis = dw.ability_modifier(actor.wis_score)  # the same B/X adjustments
+        wis = ability_modifier(actor.wis_score)  # the B/X adjustments
         if wis:
             mods.insert(0, Modifier(wis, "wis"))
     return tuple(mods)

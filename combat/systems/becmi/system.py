@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from combat.errors import Refused
 from combat.models import RulesSystem, Wrestle
-from combat.systems.becmi import actions, special, terms
+from combat.systems.becmi import actions, classes, special, terms
 from combat.systems.becmi import forms as becmi_forms
 from combat.systems.becmi import special_forms as sf
 from combat.systems.registry import ROLL, Panel, System, referee
@@ -46,7 +46,7 @@ def monster_thac0(hit_dice: str) -> int:
     return becmi.thac0("monster", hit_dice)
 
 
-# The hit-table attack and the saves: odds as Dolmenwood's rolls show them.
+# The hit-table attack and the saves: their odds shown with notes under them.
 _ROLL = {
     "odds_route": "dw/odds/",
     "odds_name": "system_odds",
@@ -182,7 +182,14 @@ SYSTEM = System(
     log="becmi/_log.html",
     logs={"becmi": "becmi/_special_log.html"},
     reasons=terms.REASONS,
+    bestiary_note=_(
+        "BECMI uses these B/X stat blocks, which the Rules Cyclopedia repeats for these "
+        "monsters, with THAC0 from BECMI's own table."
+    ),
     monster_thac0=monster_thac0,
+    classes=classes.Classes(),
+    ability_uses=classes.ABILITY_USES,
+    normal_human_saves=classes.NORMAL_HUMAN_SAVES,
     holds=special.holds_by_combatant,
     undo=special.undo,
 )

@@ -19,6 +19,17 @@ def may_roll_chances(viewer: Any) -> bool:
     return bool(viewer.is_referee or viewer.encounter.players_roll_chances)
 
 
+def from_bx(stats: dict[str, Any]) -> dict[str, Any]:
+    """A B/X stat block as Dolmenwood plays it. Its armour class ascends (``19 − AC``: a B/X
+    AC 6 is 13, unarmoured 9 is 10), its attack bonus comes from the Hit Dice as any monster's
+    there does (``19 − THAC0``), and its five saves keep their numbers in the same places under
+    Dolmenwood's names (Doom, Ray, Hold, Blast and Spell for Death, Wands, Paralysis, Breath and
+    Spells); what a block saves as is left out, Dolmenwood having no class tables here, with the
+    numbers it gave kept."""
+    converted = {k: v for k, v in stats.items() if k != "saves_as"}
+    return converted | {"ac": ose.ascending_ac(stats["ac"])}
+
+
 _ROLL = {
     "odds_route": "dw/odds/",
     "odds_name": "system_odds",
@@ -80,5 +91,21 @@ SYSTEM = System(
     adapt_combatant_form=dw_forms.adapt_combatant_form,
     clean_combatant=dw_forms.clean_dolmenwood_combatant,
     settings=("players_roll_chances",),
+    from_bx=from_bx,
+    bestiary_note=_(
+        "Dolmenwood's own monsters are not published as open content: these are B/X's, "
+        "converted. Armour class ascends (19 − AC), the attack bonus comes from the Hit Dice, "
+        "and each save keeps its number under Dolmenwood's name (Doom for Death, Ray for "
+        "Wands, Hold for Paralysis, Blast for Breath, Spell for Spells)."
+    ),
+    # Its checks add the modifier of any score; its classes are not the classic seven.
+    ability_uses={
+        "str": "melee",
+        "int": "checks",
+        "wis": "magic_saves",
+        "dex": "missile",
+        "con": "checks",
+        "cha": "checks",
+    },
     monster_thac0=ose.monster_thac0,  # read as 19 − THAC0 for its attack bonus
 )

@@ -8,7 +8,7 @@ from combat import group
 from combat.forms import AttackForm, CheckForm, SaveForm
 from combat.group_forms import AreaEffectForm, GroupAttackForm
 from combat.models import RulesSystem
-from combat.systems.ose import actions
+from combat.systems.ose import actions, classes
 from combat.systems.registry import Panel, System, referee
 from rules import ose
 
@@ -55,4 +55,7 @@ SYSTEM = System(
     buttons="ose/_buttons.html",
     tools="ose/_tools.html",
     monster_thac0=ose.monster_thac0,
+    classes=classes.Classes(),
+    ability_uses=classes.ABILITY_USES,
+    normal_human_saves=classes.NORMAL_HUMAN_SAVES,
 )
