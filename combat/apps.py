@@ -35,9 +35,8 @@ class CombatConfig(AppConfig):
         # The toolkit (combat.table) is below the live table, the zones, the rounds and the
         # systems, and never imports them: they plug into it here, once per process, before
         # any request, command or test runs.
-        from combat import models, rounds, table, zones
+        from combat import models, registry, rounds, table, zones
         from combat.live import state
-        from combat.systems import registry
 
         models.HOLDS_OF[0] = registry.holds_of  # what the table's system shows held
         table.connect(announcer=state.ANNOUNCER, hit_locations=zones.HIT_LOCATIONS)

@@ -21,12 +21,11 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
-from combat import classes, table, transfer, zones
+from combat import classes, registry, table, transfer, zones
 from combat.access import Viewer
 from combat.errors import message_for
 from combat.models import HP_LIMIT, BestiaryEntry, Campaign, Combatant, Encounter, RulesSystem
 from combat.systems import common as systems
-from combat.systems import registry
 from combat.transfer import (
     COMBATANT_EXCLUDED,
     FileKind,

@@ -2,7 +2,7 @@
 saving throws in each rules system, and the ability score modifiers in each system's terms.
 
 Each rules system lends its class tables, its abilities' uses and a normal human's saves
-through the registry (``combat.systems.registry``); a system without them (its classes are not
+through the registry (``combat.registry``); a system without them (its classes are not
 the seven classic ones, or not known to the project) fills nothing.
 
 Whatever is filled stays editable. A changed class or level refills only what still holds the
@@ -24,7 +24,7 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from combat.systems import registry
+from combat import registry
 from rules import ose_classes
 from rules.bounds import BOUNDS
 from rules.core import ability_modifier

@@ -23,8 +23,8 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.utils.translation import gettext, ngettext, pgettext
 
+from combat import registry
 from combat.models import LogEntry
-from combat.systems import registry
 from combat.templatetags.fray import ability_label, dice_notation, save_label
 from combat.templatetags.roll_lines import die_source, hit_outcome, less, mods, roll_line, shown
 from combat.unseen import for_players

@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from combat import body_fields, bounded, classes, monsters
+from combat import body_fields, bounded, classes, monsters, registry
 from combat.access import Viewer
 from combat.classes import ABILITY_FIELDS, CHARACTER_FIELDS
 from combat.dice_input import EnteredDiceField, local_dice
@@ -44,7 +44,6 @@ from combat.models import (
     Side,
 )
 from combat.systems import common as systems
-from combat.systems import registry
 from rules import dice, ose
 from rules import dolmenwood as dw
 from rules.core import Modifier

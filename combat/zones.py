@@ -19,11 +19,10 @@ from typing import Any
 
 from django.db import transaction
 
-from combat import table
+from combat import registry, table
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, Encounter, EntryKind, LogEntry
-from combat.systems import registry
 from rules import hit_location as hl
 from rules.errors import RulesError
 from rules.hit_location import BodyPlan, ZoneEffect, ZoneState

@@ -37,6 +37,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 
+from combat import registry
 from combat.access import Viewer, referee_mark
 from combat.db.prepared import Named, Prepared, Read, read_together
 from combat.fragments import drawn, logged_once, part_notice, row_notice
@@ -44,7 +45,6 @@ from combat.lru import Lru
 from combat.models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
 from combat.party import follows
 from combat.rounds import RUNNING, Standing, conditions_by_combatant, round_context, standing
-from combat.systems import registry
 from combat.table.hooks import Announcer
 
 # The page's own fragments, drawn with no CSRF token: these are sent to many browsers.

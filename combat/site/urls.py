@@ -56,7 +56,7 @@ encounter_patterns = [
     path("seats/<int:pk>/remove/", table.seat_remove, name="seat_remove"),
     path("undo/<int:seq>/", undo.undo, name="undo"),
     # Every rules system's panels and the ones every table has, with their odds, from the
-    # registry of systems (combat.systems.registry).
+    # registry of systems (combat.registry).
     *panels.urlpatterns(),
     path("saves/<int:pk>/", group.pending_save, name="pending_save"),
     path("fight/", rounds.fight, name="fight"),

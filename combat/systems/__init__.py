@@ -2,7 +2,7 @@
 
 ``PACKAGES`` is the one list that names them: the settings install each as a Django app (so its
 templates and template tags are found) and each app's ``ready()`` registers its
-:class:`~combat.systems.registry.System`. Generic code asks ``combat.systems.registry`` and never
+:class:`~combat.registry.System`. Generic code asks ``combat.registry`` and never
 names a system. A fourth system is one new package here, one line below, and its key among
 the encounter's stored choices (``combat.models.RulesSystem``, with its migration).
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from combat import registry
 from combat.labels import SYSTEM_REASONS
 from combat.models import Encounter, Kind, RulesSystem
-from combat.systems import registry
 from rules.errors import RulesError
 
 

@@ -6,6 +6,7 @@ import logging
 
 from django.db import IntegrityError, transaction
 
+from combat import registry
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, LogEntry
@@ -26,8 +27,8 @@ def change_hit_points(
     """Damage (``action == "damage"``) or healing the referee or a player applies by hand."""
     actor = locked(viewer, actor)
     if action == "damage":
-        if viewer.encounter.system == "dolmenwood" and actor.hp >= 0:
-            amount = min(amount, actor.hp)  # Dolmenwood: hit points never drop below 0
+        if registry.of(viewer.encounter).zero_floor and actor.hp >= 0:
+            amount = min(amount, actor.hp)  # the system's hit points never drop below 0
         effect, killed = hurt(actor, amount)
         kind = EntryKind.DAMAGE
     else:

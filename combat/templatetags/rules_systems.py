@@ -7,7 +7,7 @@ from typing import Any
 
 from django import template
 
-from combat.systems import registry
+from combat import registry
 
 register = template.Library()
 

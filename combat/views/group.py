@@ -20,7 +20,7 @@ from combat.access import Viewer, referee_for, viewer_for
 from combat.errors import Refused, message_for
 from combat.group_forms import GroupForm
 from combat.models import LogEntry, PendingSave
-from combat.systems.registry import Panel
+from combat.registry import Panel
 from combat.views.common import act_once, panel_reply
 from combat.views.panels import opened_by
 from rules.errors import RulesError

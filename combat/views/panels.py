@@ -22,12 +22,11 @@ from django.utils.module_loading import import_string
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from combat import odds, table
+from combat import odds, registry, table
 from combat.access import Viewer, viewer_as_rendered, viewer_for
 from combat.forms import ActionForm, FreeRollForm, HitPointsForm, RestForm
 from combat.models import LogEntry, Stale
-from combat.systems import registry
-from combat.systems.registry import Panel
+from combat.registry import Panel
 from combat.views.common import act_once, panel_reply
 
 

@@ -11,7 +11,7 @@ class BecmiConfig(AppConfig):
     label = "fray_becmi"
 
     def ready(self) -> None:
-        from combat.systems import registry
+        from combat import registry
         from combat.systems.becmi.system import SYSTEM
 
         registry.register(SYSTEM)

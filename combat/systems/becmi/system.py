@@ -10,10 +10,10 @@ from django.utils.translation import gettext_lazy as _
 
 from combat.errors import Refused
 from combat.models import RulesSystem, Wrestle
+from combat.registry import ROLL, Panel, System, referee
 from combat.systems.becmi import actions, classes, special, terms
 from combat.systems.becmi import forms as becmi_forms
 from combat.systems.becmi import special_forms as sf
-from combat.systems.registry import ROLL, Panel, System, referee
 from rules import becmi
 from rules.errors import RulesError
 

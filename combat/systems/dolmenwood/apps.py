@@ -11,7 +11,7 @@ class DolmenwoodConfig(AppConfig):
     label = "fray_dolmenwood"
 
     def ready(self) -> None:
-        from combat.systems import registry
+        from combat import registry
         from combat.systems.dolmenwood.system import SYSTEM
 
         registry.register(SYSTEM)

@@ -8,9 +8,9 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from combat.models import RulesSystem
+from combat.registry import Panel, System
 from combat.systems.dolmenwood import actions
 from combat.systems.dolmenwood import forms as dw_forms
-from combat.systems.registry import Panel, System
 from rules import ose
 
 

@@ -10,7 +10,7 @@ class OseConfig(AppConfig):
     label = "fray_ose"
 
     def ready(self) -> None:
-        from combat.systems import registry
+        from combat import registry
         from combat.systems.ose.system import SYSTEM
 
         registry.register(SYSTEM)

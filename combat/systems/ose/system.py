@@ -8,8 +8,8 @@ from combat import group
 from combat.forms import AttackForm, CheckForm, SaveForm
 from combat.group_forms import AreaEffectForm, GroupAttackForm
 from combat.models import RulesSystem
+from combat.registry import Panel, System, referee
 from combat.systems.ose import actions, classes
-from combat.systems.registry import Panel, System, referee
 from rules import ose
 
 # Group rolls: referee only, served by their own view (the whole group's entries as the

@@ -16,9 +16,9 @@ is handed to (``act(viewer, **cleaned_data)``), the route under the encounter an
 its form posts to, its heading, who may open it, and the view and template that serve and draw
 it (by default the generic roll view and ``combat/_roll_panel.html``).
 
-This module imports nothing of the table's, so anything may ask it (the models too); a system
-registers itself from its ``apps.py``, which is what keeps every system
-package below the views that ask.
+This module imports nothing of the table's, so anything may ask it, the models and the
+toolkit too (it sits below them in the layers); a system registers itself from its
+``apps.py``, which is what keeps every system package below the views that ask.
 """
 
 from __future__ import annotations
