@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from combat import registry
 from combat.access import Viewer
-from combat.systems import registry
 from combat.views.panels import COMMON
 from rules.errors import RulesError
 

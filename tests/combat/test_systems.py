@@ -256,7 +256,7 @@ def test_a_becmi_hit_lands_in_a_zone_with_hit_locations(referee, encounter, figh
 
 
 def test_the_settings_change_the_system_to_becmi_before_the_first_roll(referee, encounter):
-    from .test_dolmenwood import _settings
+    from .systems.dolmenwood.test_dolmenwood import _settings
 
     _settings(referee, encounter, system="dolmenwood")
     encounter.refresh_from_db()
@@ -364,7 +364,7 @@ def test_each_dolmenwood_odds_line_is_the_seeds_rule_counted_over_the_die(
 
 
 def test_switching_to_becmi_gives_the_monsters_becmis_thac0(referee, encounter):
-    from .test_dolmenwood import _settings
+    from .systems.dolmenwood.test_dolmenwood import _settings
 
     encounter.system = RulesSystem.OSE
     encounter.save()

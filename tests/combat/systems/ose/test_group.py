@@ -21,7 +21,7 @@ from combat.forms import AttackForm, SaveForm
 from combat.group_forms import AreaEffectForm, GroupAttackForm, kin_of
 from combat.models import Combatant, Encounter, LogEntry
 
-from .conftest import character, fixed_dice, form_values, monster
+from ...conftest import character, fixed_dice, form_values, monster
 
 pytestmark = pytest.mark.django_db
 
@@ -767,7 +767,7 @@ def test_the_area_form_offers_the_five_saves_and_what_a_save_does(referee, encou
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_a_group_attack_and_an_area_effect_reach_a_players_socket():
-    from .test_fanout import _marker, _open
+    from ...test_fanout import _marker, _open
 
     def table():
         encounter = Encounter.objects.create(name="Live")

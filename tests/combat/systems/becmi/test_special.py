@@ -39,7 +39,7 @@ from combat.models import (
 from combat.templatetags.fray import percent
 from rules import becmi_striking, becmi_wrestling
 
-from .conftest import character, monster
+from ...conftest import character, monster
 
 
 @pytest.fixture
@@ -690,7 +690,7 @@ def test_the_referee_edits_a_ships_speed_and_crew(referee, encounter, cog, fight
         'name="speed"'
         not in referee.get(url(encounter, "combatant_edit", fighter.pk)).content.decode()
     )
-    from .conftest import form_values
+    from ...conftest import form_values
 
     values = form_values(page, edit) | {"speed": "90", "crew": "12"}
     referee.post(edit, values)
