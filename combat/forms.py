@@ -45,7 +45,6 @@ from combat.models import (
 )
 from combat.systems import common as systems
 from rules import dice, ose
-from rules import dolmenwood as dw
 from rules.core import Modifier
 from rules.errors import RulesError
 
@@ -763,7 +762,7 @@ class AttackForm(RollForm):
         *body_fields.SPECIAL_FIELDS,
     )
     # The target's posture and the wound's dice reach the attack action; a subclass for
-    # another rules system (Dolmenwood's forms) calls its own action, and offers them once
+    # another rules system (its package's forms) calls its own action, and offers them once
     # that action takes ``posture`` and ``wound_dice`` too: it says so by setting this True.
     location_extras: bool | None = None
 
@@ -1006,8 +1005,12 @@ class SystemOdds:
     location: Any = None
 
 
+# The reason key the engines give the referee's adjustment to a roll.
+SITUATIONAL = "situational"
+
+
 def situational(value: int) -> tuple[Modifier, ...]:
-    return (Modifier(value, dw.SITUATIONAL),) if value else ()
+    return (Modifier(value, SITUATIONAL),) if value else ()
 
 
 def form_values(form: forms.Form) -> dict[str, Any]:

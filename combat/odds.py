@@ -152,9 +152,7 @@ def for_form(form: forms.Form) -> Odds | DiceOdds | None:
             helpless = _helpless(form, form_values(form))
             if helpless is not None:
                 return helpless
-        if hasattr(
-            form, "system_odds"
-        ):  # another rules system's form (combat.systems.dolmenwood.forms)
+        if hasattr(form, "system_odds"):  # another rules system's form (its package's forms)
             return form.system_odds()
         for kind, odds_of in _ODDS:
             if isinstance(form, kind):

@@ -52,8 +52,9 @@ The death rule: a combatant at 0 hit points or fewer is dead (``Combatant.dead``
 not act (:func:`alive`) and cannot be attacked (``target_is_dead``); the rules refuse to
 heal it, so only an undo or the referee's correction (:func:`correct_hit_points`) brings it
 back. Hit points never go below ``HP_FLOOR`` (:func:`set_hp`), and a system may stop them at
-0 (Dolmenwood: :meth:`Attack.after_damage`). :func:`set_hp` reports a death when hit points
-go from above 0 to 0 or below; an undo that lifts them above 0 again names who it revived.
+0 (its :meth:`Attack.after_damage`, or the registry's ``zero_floor``). :func:`set_hp` reports
+a death when hit points go from above 0 to 0 or below; an undo that lifts them above 0 again
+names who it revived.
 
 The helpless rule: a target a condition leaves helpless (paralysed, asleep, held;
 ``rules.rounds.HELPLESS``) is not rolled against: the table's ``helpless_rule`` says it is

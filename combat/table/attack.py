@@ -2,8 +2,8 @@
 
 A system's attack is a subclass of :class:`Attack` that fills in its own rules (what its entry
 says, its hit roll, its damage, what damage does to hit points); :meth:`Attack.run` does the
-rest, in the same order for every system. What the classic systems share (OSE's damage roll,
-which BECMI uses too, and the entry of a helpless target hit without a roll) is the default.
+rest, in the same order for every system. What the classic systems share (B/X's damage roll
+and the entry of a helpless target hit without a roll) is the default.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def classic_damage(
     damage_dice: list[int] | None,
     data: dict[str, Any],
 ) -> int:
-    """A hit's damage by OSE's rules (BECMI's too): the dice (``damage_dice`` typed in, else
+    """A hit's damage by B/X's rules: the dice (``damage_dice`` typed in, else
     the server's), STR for melee; written into ``data["damage"]``. Returns the total."""
     dealt = ose.resolve_damage(
         damage, mode, strength=attacker.str_score, rng=RNG, entered=damage_dice
@@ -190,7 +190,7 @@ def deal_damage(
     data: dict[str, Any],
 ) -> dict[str, int]:
     """A classic hit's damage (:func:`classic_damage`) taken from the locked ``target``, for
-    an action that hits outside an :class:`Attack` (BECMI's boarding); whether it killed goes
+    an action that hits outside an :class:`Attack` (a boarding party's); whether it killed goes
     into ``data``. Returns the effect an undo reverses."""
     effect, data["killed"] = hurt(target, classic_damage(attacker, mode, damage, damage_dice, data))
     return effect
