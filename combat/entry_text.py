@@ -23,6 +23,7 @@ from typing import Any
 from django.template.loader import render_to_string
 from django.utils.translation import gettext, ngettext, pgettext
 
+from combat import registry
 from combat.models import LogEntry
 from combat.templatetags.fray import ability_label, dice_notation, save_label
 from combat.templatetags.roll_lines import die_source, hit_outcome, less, mods, roll_line, shown
@@ -186,12 +187,9 @@ class _Drawing:
         entry, d, kind = self.entry, self.d, self.entry.kind
         if entry.secret and not self.referee:
             return self.secret()
-        if _at(d, "system") == "dolmenwood":
-            return [self.template("dolmenwood/_log.html")]
-        if _at(d, "becmi"):  # BECMI striking, wrestling, ships
-            return [self.template("becmi/_special_log.html")]
-        if _at(d, "system") == "becmi":
-            return [self.template("becmi/_log.html")]
+        drawing = registry.drawing_entry(d) if isinstance(d, dict) else ""
+        if drawing:  # a rules system's own entry (the registry says whose)
+            return [self.template(drawing)]
         if kind == "attack" and _at(d, "skipped"):
             return [self.template("combat/_log_group.html", part="skipped")]
         drawn = _KINDS.get(kind)

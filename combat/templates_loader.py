@@ -12,13 +12,14 @@ whitespace between inline elements shows ("Aldric , Nim"). So, when a template i
 * keeps every other line break, where it stands for a space: between words, between a tag
   and text, inside a tag between attributes;
 * leaves the lines inside ``<pre>``, ``<textarea>``, ``<script>`` and ``<style>`` as written,
-  and the template's last line break.
+  and those of a ``{% blocktranslate %}`` that spans lines: its text is its message id, which
+  ``makemessages`` reads from the file as it is (``trimmed`` joins its lines, for both);
+* keeps the template's last line break.
 
 So two elements written on two lines touch, and words on a line of their own are spaced from
 their neighbours: an element that needs a space before the next one keeps both on one line,
 or writes the space where it is meant (``</a>, <a``). A template tag cannot span lines (it
-is Django's rule), and a ``{% blocktranslate %}``'s text is its message id: a line break in
-it counts, except between two tags (``{% plural %}`` / ``{{ count }} rounds``).
+is Django's rule); a long ``{% blocktranslate %}`` can, with ``trimmed``.
 
 Only the project's own templates are read this way (the DIRS and the template folders of the
 ``combat`` apps); third-party apps' templates are read as they are, by Django's loader after
@@ -37,24 +38,34 @@ from django.template.loaders import filesystem
 
 TAG_ENDS = ("%}", "}}", "#}", ">")
 TAG_STARTS = ("{%", "{{", "{#", "<")
-# Elements whose text is shown (or run) as written: their lines are not touched.
-_RAW_OPEN = re.compile(r"<(pre|textarea|script|style)\b", re.IGNORECASE)
+# Written as they are, line by line: the text of elements shown (or run) as written, and a
+# blocktranslate's, which is its message id as makemessages reads it from the file (with
+# ``trimmed``, Django joins its lines; without, their line breaks are in it).
+_RAW_OPEN = re.compile(
+    r"<(?P<element>pre|textarea|script|style)\b|\{%\s*(?P<tag>blocktrans(?:late)?)\b", re.IGNORECASE
+)
 _INDENT = " \t"
 
 
+def _closing(raw: str) -> re.Pattern[str]:
+    if raw.startswith("blocktrans"):
+        return re.compile(r"\{%\s*endblocktrans(?:late)?\s*%\}")
+    return re.compile(rf"</{raw}\s*>", re.IGNORECASE)
+
+
 def _raw_after(line: str, raw: str | None) -> str | None:
-    """The raw element still open after ``line`` (``raw``: the one open before it)."""
+    """The raw part still open after ``line`` (``raw``: the one open before it)."""
     position = 0
     while True:
         if raw is not None:
-            close = re.compile(rf"</{raw}\s*>", re.IGNORECASE).search(line, position)
+            close = _closing(raw).search(line, position)
             if close is None:
                 return raw
             raw, position = None, close.end()
         opened = _RAW_OPEN.search(line, position)
         if opened is None:
             return None
-        raw, position = opened.group(1).lower(), opened.end()
+        raw, position = (opened.group("element") or opened.group("tag")).lower(), opened.end()
 
 
 def strip_indentation(source: str) -> str:

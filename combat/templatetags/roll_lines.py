@@ -19,7 +19,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, pgettext
 
 from combat.labels import REASONS
-from combat.systems.terms import REASONS as SYSTEM_REASONS
+from combat.systems.common import reason_label
 from combat.templatetags.fray import signed
 
 register = template.Library()
@@ -100,7 +100,7 @@ def roll_line(roll: Any, under: bool = False) -> SafeString:
 @register.simple_tag
 def system_roll_line(roll: Any) -> SafeString:
     """A roll of another system (Dolmenwood, BECMI) with its own die and its reasons."""
-    modifiers = _mods(_value(roll, "mods"), lambda key: SYSTEM_REASONS.get(key, key))
+    modifiers = _mods(_value(roll, "mods"), reason_label)
     return _line(roll, _value(roll, "sides"), modifiers, _needs(roll))
 
 

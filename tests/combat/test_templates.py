@@ -86,12 +86,19 @@ def test_lines_long_for_their_message_are_few():
         # Words beside a variable keep their line break, which is a space.
         ("{% translate 'Fell' %}:\n{{ who }}", "{% translate 'Fell' %}:\n{{ who }}"),
         ("{{ a }}\nand more", "{{ a }}\nand more"),
-        # A blocktranslate's text breaks only between two tags: its message id stays.
+        # A blocktranslate's lines are its message id, as makemessages reads the file: as
+        # written (trimmed, Django joins them with a space, for both).
         (
-            "{% blocktranslate count n=x %}\n  {{ n }} die{% plural %}\n  {{ n }} dice"
-            "{% endblocktranslate %}",
-            "{% blocktranslate count n=x %}{{ n }} die{% plural %}{{ n }} dice"
-            "{% endblocktranslate %}",
+            "<p>\n  {% blocktranslate trimmed %}\n    Two\n    lines{% endblocktranslate %}\n</p>",
+            "<p>{% blocktranslate trimmed %}\n    Two\n    lines{% endblocktranslate %}</p>",
+        ),
+        (
+            "<p>{% blocktranslate %}<b>a</b>\n<i>b</i>{% endblocktranslate %}</p>",
+            "<p>{% blocktranslate %}<b>a</b>\n<i>b</i>{% endblocktranslate %}</p>",
+        ),
+        (
+            "{% blocktranslate %}one line{% endblocktranslate %}\n<p>x</p>",
+            "{% blocktranslate %}one line{% endblocktranslate %}<p>x</p>",
         ),
         # Inline elements on one line keep the space between them; on two lines they touch.
         ('<a class="b">x</a> <a class="b">y</a>', '<a class="b">x</a> <a class="b">y</a>'),
@@ -131,6 +138,16 @@ def test_lines_long_for_their_message_are_few():
 )
 def test_the_loader_strips_indentation_by_its_rules(written, loaded):
     assert strip_indentation(written) == loaded
+
+
+def test_a_long_message_spans_lines_with_trimmed_and_keeps_its_id():
+    written = (
+        "{% load i18n %}<p>\n  {% blocktranslate trimmed count n=n %}\n    {{ n }} round,"
+        "\n    at last\n  {% plural %}\n    {{ n }} rounds,\n    at last\n"
+        "  {% endblocktranslate %}\n</p>"
+    )
+    template = engines["django"].from_string(strip_indentation(written))
+    assert template.render({"n": 2}) == "<p>2 rounds, at last</p>"
 
 
 def test_a_loaded_template_renders_as_if_written_on_one_line():
