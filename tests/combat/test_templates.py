@@ -17,10 +17,10 @@ ROOT = Path(__file__).resolve().parents[2]
 LONGEST = 200
 
 
-# A message is one tag, or a blocktranslate and its text: it cannot be broken across lines
-# (a template tag never spans lines, and a line break in a blocktranslate's text would be in
-# its message id). A line may be longer than LONGEST only for one that is long by itself.
-MESSAGE = re.compile(r"\{% translate .*?%\}|\{% blocktranslate .*?%\}.*?\{% endblocktranslate %\}")
+# A {% translate %} is one tag, and a template tag never spans lines: a line may be longer
+# than LONGEST only for one that is long by itself. (A long blocktranslate spans lines with
+# ``trimmed``: Django joins them with a space, for the page and for makemessages.)
+MESSAGE = re.compile(r"\{% translate .*?%\}")
 LONG_MESSAGE = 150
 
 
