@@ -16,12 +16,12 @@ keep what they drew (``combat.templatetags.fray_live.entry_body``).
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from django.template.loader import render_to_string
 
+from combat.fragments import tidy
 from combat.models import LogEntry
 from combat.unseen import for_players
 
@@ -52,10 +52,6 @@ def _at(data: Any, *keys: str) -> Any:
 # The kinds drawn by a template of their own, ``combat/log/_<kind>.html``.
 KINDS = frozenset({"attack", "save", "check", "damage", "heal", "correct", "rest", "roll", "undo"})
 
-# One space between tags renders the same as the templates' indentation, and goes to every
-# socket.
-_BETWEEN_TAGS = re.compile(r">\s+<")
-
 
 def body_html(entry: LogEntry, *, undone: int | None, referee: bool, show_numbers: bool) -> str:
     """The entry's meta line and text, in the active language."""
@@ -84,7 +80,7 @@ class _Drawing:
             "show_numbers": self.show_numbers,
             "d": self.d,
         }
-        return _BETWEEN_TAGS.sub("> <", render_to_string(name, context | extra).strip())
+        return tidy(render_to_string(name, context | extra))
 
     def meta(self) -> str:
         return self.template("combat/log/_meta.html")

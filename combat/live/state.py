@@ -40,7 +40,7 @@ from django.utils import translation
 
 from combat.access import Viewer, referee_mark
 from combat.db.prepared import Named, Prepared, Read, read_together
-from combat.fragments import drawn, logged_once, part_notice, row_notice
+from combat.fragments import drawn, logged_once, part_notice, row_notice, tidy
 from combat.lru import Lru
 from combat.models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
 
@@ -700,7 +700,6 @@ def _merged(kept: list[LogEntry] | None, changed: list[LogEntry], window: int) -
 
 ROWS = Lru(20_000)
 ENTRIES = Lru(20_000)
-_BETWEEN_TAGS = re.compile(r">\s+<")
 
 
 def _html(template: str, context: dict[str, Any], language: str) -> str:
@@ -710,7 +709,7 @@ def _html(template: str, context: dict[str, Any], language: str) -> str:
     The language is switched for the render only: a view whose fragments all come from the
     caches (most seats' views, most changes) switches nothing."""
     with translation.override(language):
-        return _BETWEEN_TAGS.sub("> <", render_to_string(template, context).strip())
+        return tidy(render_to_string(template, context))
 
 
 OOB = re.compile(r"^(\s*<\w+)")
