@@ -6,7 +6,7 @@ field (``{{ field.as_field_group }}``) in its box, ``combat/forms/field.html``; 
 labels by Django's own templates.
 
 An action's answer draws its form again after every roll, and drawing its widgets was the
-largest part of that (a ``<select>`` includes a template per option, and each include resolves
+largest part of that (a select list includes a template per option, and each include resolves
 its variables anew). A widget's or a label's HTML depends on nothing but the values its
 template is given, and in a panel those are mostly the same from one roll to the next (who
 acts, the targets, the attack modes): so the renderer keeps what it drew, by those values (and

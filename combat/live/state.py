@@ -712,6 +712,11 @@ def _html(template: str, context: dict[str, Any], language: str) -> str:
         return tidy(render_to_string(template, context))
 
 
+def _drawn(template: str, context: dict[str, Any]) -> str:
+    """``template``, which says nothing in any language, rendered for a live message."""
+    return render_to_string(template, context).strip()
+
+
 OOB = re.compile(r"^(\s*<\w+)")
 
 
@@ -866,10 +871,7 @@ class View:
 
     def marker(self, since: int | None = None) -> str:
         """The sequence number alone: all a page at this number needs to hear."""
-        since_attr = f' data-from="{since}"' if since is not None else ""
-        return (
-            f'<div id="live-seq" data-seq="{self.seq}"{since_attr} hidden hx-swap-oob="true"></div>'
-        )
+        return _drawn("combat/live/_marker.html", {"seq": self.seq, "since": since})
 
     def _snapshot(self) -> str:
         parts = [self.marker(None), self.moved, self.banner]
@@ -943,10 +945,11 @@ class View:
             return [self.sections["log"]()]
         parts = []
         if added:
-            inserted = "".join(self.entries[i] for i in added)
-            parts.append(f'<ol hx-swap-oob="afterbegin:#log-entries">{inserted}</ol>')
+            entries = [self.entries[i] for i in added]
+            parts.append(_drawn("combat/live/_log_added.html", {"entries": entries}))
         parts += [_oob(self.entries[i]) for i in kept if self.entries[i] != base.entries[i]]
-        parts += [f'<li id="{i}" hx-swap-oob="delete"></li>' for i in old[len(kept) :]]
+        if gone := old[len(kept) :]:
+            parts.append(_drawn("combat/live/_log_gone.html", {"ids": gone}))
         return parts
 
 
