@@ -37,6 +37,8 @@ from django.db.models import F, Model, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from combat.access import Viewer, referee_mark
 from combat.db.prepared import Named, Prepared, Read, read_together
@@ -712,12 +714,12 @@ def _html(template: str, context: dict[str, Any], language: str) -> str:
         return tidy(render_to_string(template, context))
 
 
-def _drawn(template: str, context: dict[str, Any]) -> str:
-    """``template``, which says nothing in any language, rendered for a live message."""
-    return render_to_string(template, context).strip()
-
-
 OOB = re.compile(r"^(\s*<\w+)")
+# What a live message says besides its fragments: built with every message, so not drawn by
+# templates (a render costs more than the message's other work for a change no fragment shows).
+MARKER = '<div id="live-seq" data-seq="{}"{} hidden hx-swap-oob="true"></div>'
+LOG_ADDED = '<ol hx-swap-oob="afterbegin:#log-entries">{}</ol>'  # new entries on top
+LOG_GONE = '<li id="{}" hx-swap-oob="delete"></li>'  # the window's oldest, fallen off
 
 
 def _oob(html: str, how: str = "true") -> str:
@@ -870,8 +872,10 @@ class View:
         return message
 
     def marker(self, since: int | None = None) -> str:
-        """The sequence number alone: all a page at this number needs to hear."""
-        return _drawn("combat/live/_marker.html", {"seq": self.seq, "since": since})
+        """The sequence number alone: all a page at this number needs to hear (static/fray.js
+        reads it; in a delta, with the number it applies to)."""
+        since_attr = format_html(' data-from="{}"', since) if since is not None else ""
+        return format_html(MARKER, self.seq, since_attr)
 
     def _snapshot(self) -> str:
         parts = [self.marker(None), self.moved, self.banner]
@@ -945,11 +949,10 @@ class View:
             return [self.sections["log"]()]
         parts = []
         if added:
-            entries = [self.entries[i] for i in added]
-            parts.append(_drawn("combat/live/_log_added.html", {"entries": entries}))
+            inserted = mark_safe("".join(self.entries[i] for i in added))  # drawn already
+            parts.append(format_html(LOG_ADDED, inserted))
         parts += [_oob(self.entries[i]) for i in kept if self.entries[i] != base.entries[i]]
-        if gone := old[len(kept) :]:
-            parts.append(_drawn("combat/live/_log_gone.html", {"ids": gone}))
+        parts += [format_html(LOG_GONE, i) for i in old[len(kept) :]]
         return parts
 
 
