@@ -12,7 +12,9 @@ template is given, and in a panel those are mostly the same from one roll to the
 acts, the targets, the attack modes): so the renderer keeps what it drew, by those values (and
 the language, which says their lazy labels and localizes their numbers), and draws only what it
 has not drawn before. A field's box is drawn from its widget and label, drawn first, and kept
-by them. Values it cannot compare safely (anything but plain data) are drawn every time.
+by them; a select list's options one by one (the project's ``django/forms/widgets/select.html``
+is Django's but for that). Values it cannot compare safely (anything but plain data) are drawn
+every time.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from django.forms import BoundField
 from django.forms.models import ModelChoiceIteratorValue
 from django.forms.renderers import TemplatesSetting
 from django.http import HttpRequest
+from django.template.loader import get_template
 from django.utils.functional import Promise
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
@@ -53,6 +56,23 @@ class FormRenderer(TemplatesSetting):
         if key is None:
             return super().render(template_name, context, request)
         return DRAWN.fetch(key, lambda: super(FormRenderer, self).render(template_name, context))
+
+
+def option(option: Any) -> SafeString:
+    """One option of a select list, as Django's ``select.html`` includes it (its template's
+    text, closing newline and all), kept by its values: a list of fifty combatants is mostly
+    the same options, however the one chosen changes (the project's ``select.html`` draws its
+    options with this)."""
+    name = option.get("template_name") if type(option) is dict else None
+    context = {"widget": option}
+    key = _key(name, context) if isinstance(name, str) else None
+    if key is None:
+        return _included(option)
+    return DRAWN.fetch(("included", *key), lambda: _included(option))
+
+
+def _included(option: Any) -> SafeString:
+    return get_template(option["template_name"]).render({"widget": option})
 
 
 def _box(field: BoundField) -> dict[str, Any]:
