@@ -715,9 +715,9 @@ def _html(template: str, context: dict[str, Any], language: str) -> str:
 
 
 OOB = re.compile(r"^(\s*<\w+)")
-# What a live message says besides its fragments: built with every message, so not drawn by
-# templates (a render costs more than the message's other work for a change no fragment shows).
-MARKER = '<div id="live-seq" data-seq="{}"{} hidden hx-swap-oob="true"></div>'
+# What a live message says besides its fragments: built with every message (one per audience
+# and language), so not drawn by templates, which cost more than the rest of such a message.
+MARKER = '<div id="live-seq" data-seq="{seq}"{since} hidden hx-swap-oob="true"></div>'
 LOG_ADDED = '<ol hx-swap-oob="afterbegin:#log-entries">{}</ol>'  # new entries on top
 LOG_GONE = '<li id="{}" hx-swap-oob="delete"></li>'  # the window's oldest, fallen off
 
@@ -874,8 +874,8 @@ class View:
     def marker(self, since: int | None = None) -> str:
         """The sequence number alone: all a page at this number needs to hear (static/fray.js
         reads it; in a delta, with the number it applies to)."""
-        since_attr = format_html(' data-from="{}"', since) if since is not None else ""
-        return format_html(MARKER, self.seq, since_attr)
+        since_attr = f' data-from="{since:d}"' if since is not None else ""
+        return MARKER.format(seq=f"{self.seq:d}", since=since_attr)  # numbers: nothing to escape
 
     def _snapshot(self) -> str:
         parts = [self.marker(None), self.moved, self.banner]
