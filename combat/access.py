@@ -9,7 +9,7 @@ out every other browser that opened the old referee link.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,13 +25,25 @@ _COMBATANTS = Prepared(lambda pk: Combatant.objects.filter(encounter=pk))
 _SEAT = Prepared(lambda pk, encounter_id: Seat.objects.filter(pk=pk, encounter=encounter_id))
 
 
+@dataclass
+class Rendered:
+    """What this process shows live, as its last render had it: the live hub lends its own
+    readers here when it is loaded (``combat.live.hub``), this module being below it. Until
+    then (no table is shown live in this process) every read goes to the database."""
+
+    rows_at: Callable[[Encounter], list[Combatant] | None] = lambda encounter: None
+    seat_at: Callable[[Encounter, int], tuple[Seat | None] | None] = lambda encounter, pk: None
+    encounter_as_rendered: Callable[[str], Encounter | None] = lambda slug: None
+
+
+RENDERED = Rendered()
+
+
 def encounter_rows(encounter: Encounter) -> list[Combatant]:
     """``encounter.combatants.all()``, in their order, each knowing its encounter: on a table
     this process renders live, from its last render when that was at the number ``encounter``
     was read at (``combat.live.hub.rows_at``), else from the database."""
-    from combat.live.hub import rows_at  # the hub builds on this module
-
-    rows = rows_at(encounter)
+    rows = RENDERED.rows_at(encounter)
     if rows is None:
         rows = list(_COMBATANTS(encounter.pk))
     remember = Combatant.encounter.field.set_cached_value
@@ -163,12 +175,10 @@ def seat_in(session: MutableMapping[str, Any], encounter: Encounter) -> Seat | N
     """The seat this session took at ``encounter``, if it is still there: on a table this
     process renders live, as its last render had it at the number ``encounter`` was read at
     (``combat.live.hub.seat_at``), else from the database."""
-    from combat.live.hub import seat_at  # the hub builds on this module
-
     seat_id = session.get(SEATS_KEY, {}).get(str(encounter.pk))
     if not isinstance(seat_id, int):
         return None
-    known = seat_at(encounter, seat_id)
+    known = RENDERED.seat_at(encounter, seat_id)
     if known is not None:
         return known[0]
     return next(iter(_SEAT(seat_id, encounter.pk)), None)
@@ -195,9 +205,7 @@ def viewer_as_rendered(session: MutableMapping[str, Any], slug: str) -> Viewer |
     that confirms it as it is stored (``Encounter.moved_to``, which raises ``Stale``
     otherwise). None where that does not say: not known here, or a stranger to it (who may
     have joined since: ask ``viewer_of``)."""
-    from combat.live.hub import encounter_as_rendered  # the hub builds on this module
-
-    encounter = encounter_as_rendered(slug)
+    encounter = RENDERED.encounter_as_rendered(slug)
     return None if encounter is None else viewer_from_session(session, encounter)
 
 

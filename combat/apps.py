@@ -28,4 +28,17 @@ class FrayStaticFilesConfig(StaticFilesConfig):
 
 class CombatConfig(AppConfig):
     name = "combat"
+    default = True  # the app's own config: this module holds the static files' one too
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The toolkit (combat.table) is below the live table, the zones, the rounds and the
+        # systems, and never imports them: they plug into it here, once per process, before
+        # any request, command or test runs.
+        from combat import models, registry, rounds, table, zones
+        from combat.live import state
+
+        models.HOLDS_OF[0] = registry.holds_of  # what the table's system shows held
+        table.connect(announcer=state.ANNOUNCER, hit_locations=zones.HIT_LOCATIONS)
+        table.undoing(rounds.undo_entry)
+        table.undoing(registry.undo)

@@ -21,19 +21,19 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
-from combat import actions, classes, transfer, zones
+from combat import classes, registry, table, transfer, zones
 from combat.access import Viewer
 from combat.errors import message_for
 from combat.models import HP_LIMIT, BestiaryEntry, Campaign, Combatant, Encounter, RulesSystem
-from combat.systems import terms as systems
+from combat.systems import common as systems
 from combat.transfer import (
     COMBATANT_EXCLUDED,
     FileKind,
     Refused,
-    _build,
-    _record,
-    _wrong,
+    build,
     check_combatant,
+    exported,
+    wrong_value,
 )
 from rules import dice, ose
 from rules.errors import RulesError
@@ -61,14 +61,6 @@ STAT_EXCLUDED = COMBATANT_EXCLUDED | {
 ENTRY_KEYS = ("name", "system", "source")
 
 STARTER_DIR = Path(__file__).resolve().parent / "bestiary"
-# BECMI's monsters are B/X's: the Rules Cyclopedia repeats these stat blocks, and their THAC0
-# comes from BECMI's own table by Hit Dice (the starter files name no THAC0). Dolmenwood's own
-# monsters are not published as open content; it plays B/X's, converted (``_as_played_in``).
-STARTER_FILES = {
-    RulesSystem.OSE: "bx.json",
-    RulesSystem.BECMI: "bx.json",
-    RulesSystem.DOLMENWOOD: "bx.json",
-}
 
 
 # --- one stat block ----------------------------------------------------------------------------
@@ -77,21 +69,23 @@ STARTER_FILES = {
 def stat_block(combatant: Combatant) -> dict[str, Any]:
     """The combatant's stat block as an entry keeps it (and a file holds it): plain JSON
     values, as a stored combatant's would be read back (a default's enum as its text)."""
-    return json.loads(json.dumps(_record(combatant, STAT_EXCLUDED)))
+    return json.loads(json.dumps(exported(combatant, STAT_EXCLUDED)))
 
 
 def hit_point_dice(hit_dice: Any, where: Any) -> dice.DiceExpression:
     """The dice an entry's hit points are rolled with (``2+1`` → 2d8+1, ``½`` → 1d4), or
     Refused when the Hit Dice cannot be read or could roll more than a combatant may have."""
     if not isinstance(hit_dice, str) or not hit_dice.strip():
-        raise Refused(_wrong("hit_dice", where, _("no Hit Dice to roll hit points from.")))
+        raise Refused(wrong_value("hit_dice", where, _("no Hit Dice to roll hit points from.")))
     try:
         expression = dice.parse(ose.monster_hp_dice(hit_dice))
     except RulesError as error:
-        raise Refused(_wrong("hit_dice", where, message_for(error))) from None
+        raise Refused(wrong_value("hit_dice", where, message_for(error))) from None
     if expression.maximum > HP_LIMIT:
         raise Refused(
-            _wrong("hit_dice", where, _("Hit points go up to %(limit)s.") % {"limit": HP_LIMIT})
+            wrong_value(
+                "hit_dice", where, _("Hit points go up to %(limit)s.") % {"limit": HP_LIMIT}
+            )
         )
     return expression
 
@@ -113,8 +107,8 @@ def monster_from(
         for key, value in row.items():
             filled.setdefault(f"save_{key}", value)
     except RulesError as error:
-        raise Refused(_wrong("hit_dice", where, message_for(error))) from None
-    combatant = _build(
+        raise Refused(wrong_value("hit_dice", where, message_for(error))) from None
+    combatant = build(
         Combatant,
         STAT_EXCLUDED,
         filled,
@@ -147,14 +141,14 @@ def entry_from(data: Any, where: Any, *, system: str | None = None) -> BestiaryE
         raise Refused(_("Not a JSON object: %(where)s.") % {"where": where})
     system = system or data.get("system")
     if system not in RulesSystem.values:
-        raise Refused(_wrong("system", where, _("not a rules system Fray plays.")))
+        raise Refused(wrong_value("system", where, _("not a rules system Fray plays.")))
     name, source = data.get("name"), data.get("source", "")
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > NAME_LIMIT:
         problem = _("a name of 1 to %(limit)s characters.") % {"limit": NAME_LIMIT}
-        raise Refused(_wrong("name", where, problem))
+        raise Refused(wrong_value("name", where, problem))
     if not isinstance(source, str) or len(source) > SOURCE_LIMIT:
         problem = _("at most %(limit)s characters.") % {"limit": SOURCE_LIMIT}
-        raise Refused(_wrong("source", where, problem))
+        raise Refused(wrong_value("source", where, problem))
     stats = {k: v for k, v in data.items() if k not in ENTRY_KEYS}
     monster = monster_from(stats, Encounter(system=system), where)
     return BestiaryEntry(
@@ -180,9 +174,9 @@ class Starter:
 def starter(system: str) -> Starter:
     """The starter bestiary Fray ships for ``system``: B/X's, as that system plays it. The
     files are Fray's own, checked by the tests as any imported file is; read once per process."""
-    name = STARTER_FILES.get(system)
-    if name is None:
+    if system not in registry.keys():
         return Starter("", ())
+    name = registry.get(system).bestiary
     document = parse((STARTER_DIR / name).read_bytes())
     entries = tuple(
         entry_from(_as_played_in(system, item), item.get("name"), system=system)
@@ -192,16 +186,9 @@ def starter(system: str) -> Starter:
 
 
 def _as_played_in(system: str, stats: dict[str, Any]) -> dict[str, Any]:
-    """A B/X stat block as ``system`` plays it. Dolmenwood's armour class ascends (``19 − AC``:
-    a B/X AC 6 is 13, unarmoured 9 is 10), its attack bonus comes from the Hit Dice as any
-    monster's there does (``19 − THAC0``), and its five saves keep their numbers in the same
-    places under Dolmenwood's names (Doom, Ray, Hold, Blast and Spell for Death, Wands,
-    Paralysis, Breath and Spells); what a block saves as is left out, Dolmenwood having no
-    class tables here, with the numbers it gave kept."""
-    if system != RulesSystem.DOLMENWOOD:
-        return stats
-    converted = {k: v for k, v in stats.items() if k != "saves_as"}
-    return converted | {"ac": ose.ascending_ac(stats["ac"])}
+    """A B/X stat block as ``system`` plays it (its ``from_bx``; as it stands where it has none)."""
+    convert = registry.get(system).from_bx
+    return convert(stats) if convert is not None else stats
 
 
 def starter_key(entry: BestiaryEntry) -> str:
@@ -245,14 +232,14 @@ def add_monsters(
     viewer: Viewer, entry: BestiaryEntry, count: int, *, side: str, hidden: bool, once: str
 ) -> list[Combatant]:
     """``count`` monsters of ``entry`` in the viewer's encounter, each with its own hit points
-    rolled from the Hit Dice; announced as one change. Raises ``actions.Repeated`` for a form
+    rolled from the Hit Dice; announced as one change. Raises ``table.Repeated`` for a form
     sent twice, and Refused for an entry its stat block no longer passes (nothing added)."""
     encounter = viewer.encounter
     expression = hit_point_dice(entry.stats.get("hit_dice"), entry.name)
     added = []
     with transaction.atomic():
         for number in range(1, count + 1):
-            hp = ose.monster_hit_points(expression, rng=actions.RNG)
+            hp = ose.monster_hit_points(expression, rng=table.RNG)
             monster = monster_from(
                 entry.stats,
                 encounter,
@@ -265,7 +252,7 @@ def add_monsters(
             monster.save()
             zones.sync(monster, encounter)  # hit locations: its body's zones
             added.append(monster)
-        actions.touch(viewer, once)
+        table.touch(viewer, once)
     return added
 
 
@@ -350,7 +337,7 @@ def parse(raw: bytes) -> dict[str, Any]:
     characters, format and version, unknown parts), and a source that is text."""
     document = transfer.parse(raw, BESTIARY_FILE)
     if not isinstance(document.get("source", ""), str):
-        raise Refused(_wrong("source", _("the file"), _("not a value of this field's type.")))
+        raise Refused(wrong_value("source", _("the file"), _("not a value of this field's type.")))
     return document
 
 

@@ -97,7 +97,7 @@ class EntryForm(forms.ModelForm):
         self.fields["hit_dice"].help_text = _("As written, e.g. 1-1, 2+1, 4*")
         for name in ("thac0", *SAVE_FIELDS):  # empty: from the Hit Dice, as on the table
             self.fields[name].required = False
-        if not classes.has_class_tables(entry.system):  # Dolmenwood's classes are not known
+        if not classes.has_class_tables(entry.system):  # that system's classes are not known
             self.fields.pop("saves_as")
         bounded.apply_to_form(self)
 

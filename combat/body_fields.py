@@ -14,6 +14,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from combat.dice_input import EnteredDiceField
 from combat.models import LENGTH_LIMIT, BodyKind, Combatant, WingCount
 from combat.zone_labels import DIRECTIONS, VARIANTS
 from combat.zones import (
@@ -197,8 +198,6 @@ def special_attack_fields() -> dict[str, forms.Field]:
 def wound_dice_field() -> forms.Field:
     """Dice a wound calls for (a humanoid's lost tail: 1d6 DEX; death and writhing timers),
     typed in from the table in the order the wound needs them."""
-    from combat.forms import EnteredDiceField  # the forms build on this module
-
     return EnteredDiceField(
         label=_("Wound dice rolled at the table"),
         max_length=60,

@@ -33,7 +33,8 @@ CLASS_FIELDS = ("char_class", "level")
 
 
 def has_classes(encounter: Encounter) -> bool:
-    """Whether the encounter's rules system knows the classic classes' tables (OSE, BECMI)."""
+    """Whether the encounter's rules system knows the classic classes' tables (the registry
+    says)."""
     return classes.has_class_tables(encounter.system)
 
 
@@ -41,7 +42,7 @@ def adapt_combatant_form(form: CombatantForm) -> None:
     """Class and level (where the system has them), all six abilities, notes; in that order
     among the form's fields."""
     encounter = form.encounter
-    if "wis_score" not in form.fields:  # Dolmenwood's fields hold it; every system shows it
+    if "wis_score" not in form.fields:  # a system's own fields may hold it; every one shows it
         form.fields["wis_score"] = Combatant._meta.get_field("wis_score").formfield()
     for name in ("str_score", *NEW_ABILITIES, "dex_score"):
         form.fields[name].widget.attrs.update(min=ABILITY_MIN, max=ABILITY_MAX)
@@ -222,7 +223,7 @@ def _own_saves(system: str, query: Mapping[str, Any]) -> dict[str, int]:
     """A monster's saves by its Hit Dice as the form stands (a normal human's row), as the
     combatant form's ``clean`` gives them; none for Hit Dice not yet readable."""
     if query.get("kind") == Kind.NORMAL_HUMAN:
-        return dict(classes.NORMAL_HUMAN_SAVES.get(system, {}))
+        return dict(classes.normal_human_saves(system) or {})
     try:
         return ose.monster_saves(str(query.get("hit_dice") or "").strip())
     except RulesError:

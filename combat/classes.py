@@ -1,15 +1,9 @@
 """Characters by class and level: what a class's level progression gives THAC0 and the five
 saving throws in each rules system, and the ability score modifiers in each system's terms.
 
-Old-School Essentials (Classic Fantasy): the seven classic classes' level progression tables
-are the engine's (``rules.ose_classes``, which names its sources); this module says which
-combatant fields they fill.
-
-BECMI / Rules Cyclopedia: the hit table's column by class (``rules.becmi.thac0``; demi-humans
-take the demi-human column by level, which below attack rank A is the Fighter's) and the
-Rules Cyclopedia's saving throws by class and level (``rules.becmi_classes``, which names its
-sources). Dolmenwood's classes are not the seven classic ones and their tables are not known
-to the project: nothing is filled there.
+Each rules system lends its class tables, its abilities' uses and a normal human's saves
+through the registry (``combat.registry``); a system without them (its classes are not
+the seven classic ones, or not known to the project) fills nothing.
 
 Whatever is filled stays editable. A changed class or level refills only what still holds the
 previous class and level's values (or nothing): a value the referee typed over is kept
@@ -30,15 +24,17 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from rules import becmi, becmi_classes, ose, ose_classes
+from combat import registry
+from rules import ose_classes
 from rules.bounds import BOUNDS
 from rules.core import ability_modifier
 
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 FILLED_FIELDS = ("thac0", *SAVE_FIELDS)
-# The combatant form's fields for characters (WIS is the Dolmenwood fields', shown in every system).
+# The combatant form's fields for characters (WIS is among the form's optional fields, shown by
+# every system).
 CHARACTER_FIELDS = ("char_class", "level", "int_score", "con_score", "cha_score", "notes")
-LEVEL_MAX = BOUNDS["level"].high  # BECMI's human classes; OSE's stop at 14
+LEVEL_MAX = BOUNDS["level"].high  # the longest class table's (36)
 
 
 class CharacterClass(models.TextChoices):
@@ -51,45 +47,30 @@ class CharacterClass(models.TextChoices):
     THIEF = "thief", pgettext_lazy("class", "Thief")
 
 
-# BECMI: the hit table's column for each class (the saves' tables say where each class stops).
-BECMI_COLUMNS = {
-    CharacterClass.CLERIC: "cleric",
-    CharacterClass.DWARF: "demi-human",
-    CharacterClass.ELF: "demi-human",
-    CharacterClass.FIGHTER: "fighter",
-    CharacterClass.HALFLING: "demi-human",
-    CharacterClass.MAGIC_USER: "magic-user",
-    CharacterClass.THIEF: "thief",
-}
+def _tables(system: str) -> Any:
+    """The class tables of ``system`` (the registry's), None where the project lacks them."""
+    return registry.get(system).classes if system in registry.keys() else None
 
 
 def max_level(system: str, klass: str) -> int | None:
     """The highest level of ``klass`` in ``system``; None where the system has no such class."""
-    if system == "ose" and klass in ose_classes.CLASSES:
-        return ose_classes.max_level(klass)
-    if system == "becmi" and klass in becmi_classes.CLASSES:
-        return becmi_classes.max_level(klass)
-    return None
+    tables = _tables(system)
+    return tables.max_level(klass) if tables is not None else None
 
 
 def has_class_tables(system: str) -> bool:
-    """Whether the project knows ``system``'s class tables (OSE's and BECMI's, not
-    Dolmenwood's)."""
+    """Whether the project knows ``system``'s class tables."""
     return any(max_level(system, klass) for klass in CharacterClass.values)
 
 
 def filled(system: str, klass: str, level: int) -> dict[str, int]:
     """What ``klass`` at ``level`` gives, by combatant field, as far as the project knows it
-    for ``system``: THAC0 and the five saves in OSE and BECMI, nothing for Dolmenwood (or for
-    a class or level the system does not have)."""
+    for ``system``: THAC0 and the five saves where it knows the system's tables, nothing
+    elsewhere (or for a class or level the system does not have)."""
     top = max_level(system, klass)
     if top is None or not isinstance(level, int) or not 1 <= level <= top:
         return {}
-    if system == "ose":
-        found = ose_classes.progression(klass, level)
-        return {"thac0": found.thac0} | _save_fields(found.saves)
-    saves = becmi_classes.saves(klass, level)
-    return {"thac0": becmi.thac0(BECMI_COLUMNS[klass], level)} | _save_fields(saves)
+    return _tables(system).filled(klass, level)
 
 
 def _save_fields(saves: Mapping[str, int]) -> dict[str, int]:
@@ -167,34 +148,17 @@ MEANINGS = {
     "checks": pgettext_lazy("ability modifier", "ability checks"),
 }
 
-# What each score's modifier applies to, per system (OSE's ability tables; BECMI's are the same
-# B/X adjustments, ``rules.becmi_hit._adj``; Dolmenwood's checks add the modifier of any
-# score). An ability missing here shows its score without a modifier (OSE's INT gives
-# languages, not a modifier).
-ABILITY_USES = {
-    "ose": {
-        "str": "melee",
-        "wis": "magic_saves",
-        "dex": "ac_missile",
-        "con": "hit_points",
-        "cha": "reactions",
-    },
-    "becmi": {"str": "melee", "wis": "magic_saves", "dex": "ac_missile", "con": "hit_points"},
-    "dolmenwood": {
-        "str": "melee",
-        "int": "checks",
-        "wis": "magic_saves",
-        "dex": "missile",
-        "con": "checks",
-        "cha": "checks",
-    },
-}
+
+def _uses(system: str) -> Mapping[str, str]:
+    """What each score's modifier applies to in ``system`` (the default system's where it
+    says nothing); an ability missing shows its score without a modifier."""
+    return registry.get(system).ability_uses or registry.default().ability_uses
 
 
 def ability_modifier_for(system: str, ability: str, score: int | None) -> int | None:
     """The modifier ``score`` gives ``ability`` in ``system``; None when it gives none there
     (or there is no score)."""
-    use = ABILITY_USES.get(system, ABILITY_USES["ose"]).get(ability)
+    use = _uses(system).get(ability)
     if score is None or use is None:
         return None
     if use == "reactions":
@@ -203,7 +167,7 @@ def ability_modifier_for(system: str, ability: str, score: int | None) -> int | 
 
 
 def ability_meaning(system: str, ability: str) -> Any:
-    use = ABILITY_USES.get(system, ABILITY_USES["ose"]).get(ability)
+    use = _uses(system).get(ability)
     return MEANINGS[use] if use else None
 
 
@@ -220,12 +184,6 @@ SAVES_AS_TYPED_LIMIT = 40  # "as a 3rd level Magic-User" and the like
 NOT_SAVES_AS = _(
     "A class and level as a stat block writes them (Fighter 3, F3, Dwarf 2), or Normal human."
 )
-# A normal human's saves in each system: OSE's row (``rules.ose``), the Rules Cyclopedia's
-# normal man (one point better against spells).
-NORMAL_HUMAN_SAVES = {
-    "ose": ose.monster_saves("normal human"),
-    "becmi": becmi_classes.NORMAL_MAN_SAVES,
-}
 # How stat blocks abbreviate what a monster saves as ("Save As: F3", "MU5", "D2", "NH"), and the
 # glossary's abbreviations of "normal human"; the classes' own names come from their labels in
 # every language the app speaks (:func:`_names`).
@@ -333,11 +291,16 @@ def format_saves_as(key: Any) -> str:
     return f"{CharacterClass(klass).label} {level}"
 
 
+def normal_human_saves(system: str) -> Mapping[str, int] | None:
+    """A normal human's five saves in ``system``; None where it has no class tables."""
+    return registry.get(system).normal_human_saves if system in registry.keys() else None
+
+
 def saves_as_top(system: str, klass: str) -> int | None:
     """The highest level ``klass`` saves as in ``system`` (0 for a normal human, who has no
-    level); None where the system has no class tables (Dolmenwood)."""
+    level); None where the system has no class tables."""
     if klass == NORMAL_HUMAN:
-        return 0 if system in NORMAL_HUMAN_SAVES else None
+        return 0 if normal_human_saves(system) is not None else None
     return max_level(system, klass)
 
 
@@ -350,7 +313,7 @@ def saves_as_saves(system: str, key: str) -> dict[str, int]:
         return {}
     klass, level = found
     if klass == NORMAL_HUMAN:
-        return dict(NORMAL_HUMAN_SAVES.get(system, {}))
+        return dict(normal_human_saves(system) or {})
     return {
         name.removeprefix("save_"): value
         for name, value in filled(system, klass, level).items()
@@ -364,7 +327,7 @@ def validate_saves_as(value: str) -> None:
     found = split_saves_as(value)
     if found is not None:
         klass, level = found
-        tops = [saves_as_top(system, klass) or 0 for system in NORMAL_HUMAN_SAVES]
+        tops = [saves_as_top(s.key, klass) or 0 for s in registry.systems() if s.classes]
         if klass == NORMAL_HUMAN or 1 <= (level or 0) <= max(tops):
             return
     raise ValidationError(_("That is not a class and level a monster can save as."))

@@ -2,8 +2,8 @@
 
 Every entry is drawn by templates: its first line by ``combat/log/_meta.html``; its text by
 its kind's template (``combat/log/_<kind>.html``: attacks, saves, checks, damage and healing,
-corrections, rests, free rolls, undos), its rules system's (``dolmenwood/_log.html``,
-``becmi/_log.html``, ``becmi/_special_log.html``), or the round's, hit locations' and group
+corrections, rests, free rolls, undos), its rules system's (the registry says which:
+``dolmenwood/_log.html``, ``becmi/_log.html``, ...), or the round's, hit locations' and group
 rolls' (``_log_round.html``, ``_zone_log.html``, ``_log_group.html``). Each gets the same
 context: ``entry``, ``d`` (its data), ``referee``, ``show_numbers``, ``undone_seq``.
 
@@ -21,6 +21,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
+from combat import registry
 from combat.fragments import tidy
 from combat.models import LogEntry
 from combat.unseen import for_players
@@ -90,12 +91,9 @@ class _Drawing:
         if entry.secret and not self.referee:
             # What a secret entry did to what players see, and nothing else.
             return [self.template("combat/log/_secret.html")]
-        if _at(d, "system") == "dolmenwood":
-            return [self.template("dolmenwood/_log.html")]
-        if _at(d, "becmi"):  # BECMI striking, wrestling, ships
-            return [self.template("becmi/_special_log.html")]
-        if _at(d, "system") == "becmi":
-            return [self.template("becmi/_log.html")]
+        drawing = registry.drawing_entry(d) if isinstance(d, dict) else ""
+        if drawing:  # a rules system's own entry (the registry says whose)
+            return [self.template(drawing)]
         if kind == "attack" and _at(d, "skipped"):
             return [self.template("combat/_log_group.html", part="skipped")]
         if kind in KINDS:

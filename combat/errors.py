@@ -66,7 +66,7 @@ MESSAGES = {
     "bad_argument": _("That value is not valid."),
     "no_hit_locations": _("This encounter does not play hit locations."),
     "nothing_to_treat": _("%(name)s has no bleeding wound there to treat."),
-    # Dolmenwood (rules.dolmenwood): the form says which field.
+    # An ascending-AC system's d6 checks, saves and attacks: the form says which field.
     "not_integer": _("That must be a whole number."),
     "out_of_range": _("That must be between %(low)s and %(high)s."),
     "unknown_key": _("That is not one of the choices."),
@@ -76,7 +76,7 @@ MESSAGES = {
     "bad_dice": _("“%(value)s” is not one kind of die, like 1d8 or 2d6."),
     "skill_not_available": _("“%(skill)s” is a class skill this character does not have."),
     "target_dead": _("The dead cannot be healed."),
-    # BECMI's hit table, range, cover and saves (rules.becmi_hit, rules.becmi_attack).
+    # The extended hit table, range, cover and its saves.
     "unknown_range": _("That is not a range: short, medium or long."),
     "unknown_cover": _("That is not a kind of cover."),
     "unknown_cover_material": _("Cover is soft or hard."),
@@ -85,7 +85,7 @@ MESSAGES = {
     "level_out_of_range": _("A level runs from %(low)s to %(high)s."),
     "unknown_class": _("That is not one of the classes."),
     "bad_attack_rank": _("Attack ranks run from A to M."),
-    # BECMI striking, wrestling and naval combat (rules.becmi_striking, _wrestling, _naval).
+    # Unarmed striking, wrestling and naval combat.
     "striker_too_small": _(
         "A striker must be at least half the defender's size: throw a haymaker instead."
     ),

@@ -20,12 +20,13 @@ from django.core.validators import ProhibitNullCharactersValidator
 from django.db import models
 from django.forms.models import model_to_dict
 from django.urls import reverse
-from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
-from combat import body_fields, bounded, classes, monsters
+from combat import body_fields, bounded, classes, monsters, registry
 from combat.access import Viewer
 from combat.classes import ABILITY_FIELDS, CHARACTER_FIELDS
+from combat.dice_input import EnteredDiceField, local_dice
 from combat.errors import Refused, message_for
 from combat.labels import ABILITIES, SAVES
 from combat.models import (
@@ -40,16 +41,13 @@ from combat.models import (
     Combatant,
     Encounter,
     Kind,
-    RulesSystem,
     Side,
 )
-from combat.systems import terms as systems
+from combat.systems import common as systems
 from rules import dice, ose
-from rules import dolmenwood as dw
 from rules.core import Modifier
 from rules.errors import RulesError
 
-PLAYABLE_SYSTEMS = set(systems.PLAYABLE)  # the rules systems the table plays (combat.systems.terms)
 SAVE_FIELDS = ("save_death", "save_wands", "save_paralysis", "save_breath", "save_spells")
 MODIFIER_LIMIT = 20
 SHIP_FIELDS = (
@@ -57,8 +55,11 @@ SHIP_FIELDS = (
     "crew",
     "rowers",
     "rowers_lost",
-)  # BECMI ships (combat.systems.becmi.special)
+)  # ships (a rules system's naval combat)
 MONSTER_FIELDS = ("attacks", "movement", "xp", "special_notes")  # combat.monsters
+# Fields of the model only some rules systems show (an ascending attack bonus, WIS for saves,
+# skills, immunities): a system's ``adapt_combatant_form`` keeps those it uses.
+OPTIONAL_FIELDS = ("attack_bonus", "wis_score", "skills", "immunities")
 
 
 class OnceMixin:
@@ -216,10 +217,8 @@ class EncounterForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        # The model knows every system; the table plays those wired up (combat.systems.terms).
-        self.fields["system"].choices = [
-            (value, label) for value, label in RulesSystem.choices if value in PLAYABLE_SYSTEMS
-        ]
+        # The model knows every system; the table plays those registered.
+        self.fields["system"].choices = systems.system_choices()
         self.fields["attack_method"].help_text = _("OSE only: Dolmenwood's AC is ascending.")
 
 
@@ -238,7 +237,7 @@ class EncounterSettingsForm(MergingForm):
             "reroll_ties",
             "helpless_rule",
             "hit_locations",
-            "system",  # combat.systems.terms: changeable until the first roll
+            "system",  # changeable until the first roll (combat.systems.common)
             "players_roll_chances",
         ]
 
@@ -246,8 +245,9 @@ class EncounterSettingsForm(MergingForm):
         super().__init__(*args, **kwargs)
         self.fields["system"].choices = systems.system_choices()
         self.fields["system"].required = False  # not sent: unchanged
-        if self.instance.system != RulesSystem.DOLMENWOOD:
-            self.fields.pop("players_roll_chances")
+        offered = registry.of(self.instance).settings
+        for name in registry.system_settings() - set(offered):  # another system's own
+            self.fields.pop(name)
 
     def clean_system(self) -> str:
         system = self.cleaned_data["system"]
@@ -266,11 +266,6 @@ class JoinForm(OnceMixin, forms.Form):
         if not name:
             raise forms.ValidationError(_("Please give a name."))
         return name
-
-
-def local_dice(expression: str) -> str:
-    """A dice expression as the viewer's language writes it: 1k6 in Czech, 1к6 in Russian."""
-    return dice.format_expression(expression, letter=dice.die_letter_for(get_language() or "en"))
 
 
 def _rules_call(func, *args, **kwargs):
@@ -313,12 +308,9 @@ class CombatantForm(MergingForm):
             "hidden",
             "seat",
             *body_fields.BODY_FIELDS,
-            "attack_bonus",  # Dolmenwood's (its package's forms): popped for others
-            "wis_score",
-            "skills",
-            "immunities",
+            *OPTIONAL_FIELDS,  # what some systems show: popped unless the system keeps them
             *CHARACTER_FIELDS,  # class, level, abilities, notes (combat.character_forms)
-            *SHIP_FIELDS,  # a BECMI ship's (combat.systems.becmi.special): popped for anything else
+            *SHIP_FIELDS,  # a ship's (a rules system's special actions): popped for anything else
             *MONSTER_FIELDS,  # attacks, movement, XP, special notes (combat.monsters)
         ]
         field_classes = {"attacks": monsters.AttacksField, "saves_as": monsters.SavesAsField}
@@ -340,7 +332,7 @@ class CombatantForm(MergingForm):
             for name in body_fields.BODY_FIELDS:
                 self.fields.pop(name)
         self.fields["seat"].queryset = encounter.seats.all()
-        if self.instance.kind != Kind.SHIP:  # ships come through "Add a ship" (becmi_special)
+        if self.instance.kind != Kind.SHIP:  # ships come through their system's "Add a ship"
             kinds = self.fields["kind"].choices
             self.fields["kind"].choices = [c for c in kinds if c[0] != Kind.SHIP]
             for name in SHIP_FIELDS:
@@ -353,9 +345,12 @@ class CombatantForm(MergingForm):
             self.fields[name].widget.attrs.update(min=SAVE_MIN, max=SAVE_MAX)
         for name in ("str_score", "dex_score"):
             self.fields[name].widget.attrs.update(min=ABILITY_MIN, max=ABILITY_MAX)
-        from combat.systems.dolmenwood.forms import adapt_combatant_form  # built on this module
-
-        adapt_combatant_form(self, systems.is_dolmenwood(encounter))
+        system = registry.of(encounter)
+        if system.adapt_combatant_form is not None:  # its own fields, labels and help
+            system.adapt_combatant_form(self)
+        else:
+            for name in OPTIONAL_FIELDS:
+                self.fields.pop(name, None)
         from combat import character_forms
 
         character_forms.adapt_combatant_form(self)  # after the systems': WIS for every system
@@ -397,23 +392,22 @@ class CombatantForm(MergingForm):
                 return data
         elif kind == Kind.NORMAL_HUMAN:
             derived["thac0"] = ose.monster_thac0("normal human")
-            saves = classes.NORMAL_HUMAN_SAVES.get(self.encounter.system) or ose.monster_saves(
+            saves = classes.normal_human_saves(self.encounter.system) or ose.monster_saves(
                 "normal human"
             )
         else:
             saves = {}
         saves = clean_saves_as(self, data, saves)  # "saves as Fighter 3" (combat.classes)
-        if systems.is_dolmenwood(self.encounter):  # the attack bonus stands for THAC0
-            from combat.systems.dolmenwood.forms import clean_dolmenwood_combatant
-
-            clean_dolmenwood_combatant(self, data)
+        clean_combatant = registry.of(self.encounter).clean_combatant
+        if clean_combatant is not None:  # e.g. an attack bonus standing for THAC0
+            clean_combatant(self, data)
         derived |= {f"save_{key}": value for key, value in saves.items()}
         for name in ("thac0", *SAVE_FIELDS):
             if data.get(name) is None:
                 if name in derived:
                     data[name] = derived[name]
                 elif name in self.fields and name not in self.errors:
-                    # (A field this system's form leaves out, Dolmenwood's THAC0, is
+                    # (A field this system's form leaves out, an attack bonus's THAC0, is
                     # worked out from another; a kind refused already says what is wrong.)
                     self.add_error(name, _("A character needs this value from its class."))
         if self.encounter.hit_locations:
@@ -468,7 +462,7 @@ class QuickAddForm(OnceMixin, forms.Form):
         self.encounter = encounter
         self.hit_locations = bool(encounter and encounter.hit_locations)
         if not classes.has_class_tables(encounter.system if encounter else "ose"):
-            self.fields.pop("saves_as")  # Dolmenwood's classes are not known to the project
+            self.fields.pop("saves_as")  # a system whose classes the project does not know
         if self.hit_locations:  # the body of every monster added
             self.fields.update(body_fields.body_form_fields())
             body_fields.with_preview(self, encounter.slug)
@@ -476,7 +470,7 @@ class QuickAddForm(OnceMixin, forms.Form):
 
     def clean_hit_dice(self) -> str:
         hit_dice = self.cleaned_data["hit_dice"].strip()
-        system = self.encounter.system if self.encounter else "ose"  # BECMI's own table
+        system = self.encounter.system if self.encounter else ""  # the system's own table
         self.cleaned_data["thac0"] = _rules_call(systems.monster_thac0, system, hit_dice)
         self.cleaned_data["saves"] = ose.monster_saves(hit_dice)
         return hit_dice
@@ -535,7 +529,7 @@ class CombatantField(forms.ChoiceField):
 
     def find(self, value: Any) -> Combatant | None:
         """The offered combatant with id ``value``, if any."""
-        return _by_pk(self.offered, value)
+        return by_pk(self.offered, value)
 
     def prepare_value(self, value: Any) -> Any:
         return value.pk if isinstance(value, models.Model) else value
@@ -550,7 +544,7 @@ class CombatantField(forms.ChoiceField):
         if found is not None:
             return found
         if self.refusal and str(value).isdigit():
-            dead = _by_pk(self.candidates, value)
+            dead = by_pk(self.candidates, value)
             if dead is not None and dead.dead:
                 raise ValidationError(message_for(Refused(self.refusal, name=dead.name)))
         raise ValidationError(
@@ -567,7 +561,46 @@ class CombatantField(forms.ChoiceField):
         return str(initial) != str("" if data is None else data)
 
 
-def _by_pk(combatants: Sequence[Combatant], value: Any) -> Combatant | None:
+class CombatantsField(forms.MultipleChoiceField):
+    """Several of the combatants a viewer may choose, ticked in a list; cleans to the
+    Combatants, each once, whatever was sent. Each id is judged as ``CombatantField`` judges
+    one: a dead one chosen anyway (a form opened before the death) gets ``refusal``'s
+    message, a forged or foreign id is an invalid choice."""
+
+    widget = forms.CheckboxSelectMultiple
+
+    def __init__(self, candidates: list[Combatant], label: Any, refusal: str) -> None:
+        self.single = CombatantField(candidates, label, refusal)
+        super().__init__(choices=self.single.choices, label=label, required=False)
+
+    @property
+    def offered(self) -> list[Combatant]:
+        return self.single.offered
+
+    def to_python(self, value: Any) -> list[Combatant]:
+        if value in self.empty_values:
+            return []
+        if not isinstance(value, list | tuple):
+            raise ValidationError(self.error_messages["invalid_list"], code="invalid_list")
+        found: list[Combatant] = []
+        errors: list[ValidationError] = []
+        for item in value:
+            try:
+                combatant = self.single.to_python(item)
+            except ValidationError as error:
+                errors.extend(error.error_list)
+                continue
+            if combatant is not None and combatant not in found:
+                found.append(combatant)
+        if errors:
+            raise ValidationError(errors)
+        return found
+
+    def validate(self, value: list[Combatant]) -> None:
+        forms.Field.validate(self, value)  # each choice was checked above
+
+
+def by_pk(combatants: Sequence[Combatant], value: Any) -> Combatant | None:
     """The combatant whose id is ``value`` read as the database reads an id (``int()``)."""
     try:
         pk = int(value)
@@ -576,11 +609,11 @@ def _by_pk(combatants: Sequence[Combatant], value: Any) -> Combatant | None:
     return next((c for c in combatants if c.pk == pk), None)
 
 
-def _combatant_field(candidates, label, refusal: str = "") -> CombatantField:
+def combatant_field(candidates, label, refusal: str = "") -> CombatantField:
     return CombatantField(candidates, label, refusal)
 
 
-def _modifier_field(limit: int, help_text: str = "") -> forms.IntegerField:
+def modifier_field(limit: int, help_text: str = "") -> forms.IntegerField:
     return forms.IntegerField(
         label=_("Modifier"),
         initial=0,
@@ -591,7 +624,7 @@ def _modifier_field(limit: int, help_text: str = "") -> forms.IntegerField:
     )
 
 
-def _natural_field(sides: int) -> forms.IntegerField:
+def natural_field(sides: int) -> forms.IntegerField:
     return forms.IntegerField(
         label=_("Die rolled at the table"),
         required=False,
@@ -609,21 +642,6 @@ class DiceField(forms.CharField):
         if not value:
             return None
         return _rules_call(dice.parse, value)
-
-
-class EnteredDiceField(forms.CharField):
-    """Physical die results typed in, separated by spaces or commas."""
-
-    def clean(self, value):
-        value = super().clean(value)
-        if not value:
-            return None
-        parts = value.replace(",", " ").split()
-        try:
-            results = [int(part) for part in parts]
-        except ValueError:
-            raise forms.ValidationError(_("Type the dice as whole numbers, e.g. 3 5.")) from None
-        return results
 
 
 class ActionForm(OnceMixin, forms.Form):
@@ -670,11 +688,11 @@ class RollForm(ActionForm):
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(
+        self.fields["actor"] = combatant_field(
             viewer.controlled_list(), _("Who"), refusal="dead_cannot_act"
         )
-        self.fields["modifier"] = _modifier_field(self.modifier_limit, self.modifier_help)
-        self.fields["natural"] = _natural_field(self.sides)
+        self.fields["modifier"] = modifier_field(self.modifier_limit, self.modifier_help)
+        self.fields["natural"] = natural_field(self.sides)
         if viewer.is_referee:
             self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
         self.order_fields(["actor", *self.field_order_extra, "modifier", "natural"])
@@ -714,7 +732,7 @@ class AttackForm(RollForm):
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["target"] = _combatant_field(
+        self.fields["target"] = combatant_field(
             viewer.visible_list(), _("Target"), refusal="target_is_dead"
         )
         self.fields["damage"].initial = local_dice("1d6")
@@ -743,8 +761,8 @@ class AttackForm(RollForm):
         *body_fields.WOUND_FIELDS,
         *body_fields.SPECIAL_FIELDS,
     )
-    # The target's posture and the wound's dice reach ``actions.attack``; a subclass for
-    # another rules system (Dolmenwood's forms) calls its own action, and offers them once
+    # The target's posture and the wound's dice reach the attack action; a subclass for
+    # another rules system (its package's forms) calls its own action, and offers them once
     # that action takes ``posture`` and ``wound_dice`` too: it says so by setting this True.
     location_extras: bool | None = None
 
@@ -910,7 +928,7 @@ class HitPointsForm(ActionForm):
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(viewer.controlled_list(), _("Who"))
+        self.fields["actor"] = combatant_field(viewer.controlled_list(), _("Who"))
         self.order_fields(["actor", "action", "amount"])
 
 
@@ -930,7 +948,7 @@ class RestForm(ActionForm):
 
     def __init__(self, *args, viewer: Viewer, **kwargs) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(
+        self.fields["actor"] = combatant_field(
             viewer.controlled_list(), _("Who"), refusal="dead_cannot_act"
         )
         self.order_fields(["actor", "days", "interrupted", "day_dice"])
@@ -987,15 +1005,29 @@ class SystemOdds:
     location: Any = None
 
 
+# The reason key the engines give the referee's adjustment to a roll.
+SITUATIONAL = "situational"
+
+
 def situational(value: int) -> tuple[Modifier, ...]:
-    return (Modifier(value, dw.SITUATIONAL),) if value else ()
+    return (Modifier(value, SITUATIONAL),) if value else ()
 
 
 def form_values(form: forms.Form) -> dict[str, Any]:
-    """The form's valid values so far, posted or prefilled (as ``combat.odds`` reads them)."""
-    from combat.odds import _values as values_of
-
-    return values_of(form)
+    """The form's valid values so far, whether it was posted or only prefilled: what the odds
+    before a roll are worked out from (``combat.odds``)."""
+    if form.is_bound:
+        if hasattr(form, "cleaned_data"):  # validated already: a second probe would agree
+            return form.cleaned_data
+        data = form.data
+    else:
+        data = {
+            name: form.get_initial_for_field(field, name) for name, field in form.fields.items()
+        }
+        data = {k: getattr(v, "pk", v) for k, v in data.items() if v is not None}
+    probe = type(form)(data, viewer=form.viewer)
+    probe.is_valid()
+    return probe.cleaned_data
 
 
 def rules_error(form: forms.Form, field: str | None, error: RulesError) -> None:

@@ -8,9 +8,10 @@ entry per attack or target, each marked with ``data["group"]``::
     {"id": "…", "kind": "attack" | "area", "index": 1, "size": 4}
 
 so the log shows them together and the panel can show the whole group again. An attack of a
-group is :func:`combat.actions.attack` itself, so it resolves exactly as a single attack
-would; an area effect's saves follow :func:`combat.actions.saving_throw`, with the shared
-damage halved or negated by a successful save. Every entry is undone on its own, as any other.
+group is OSE's single attack itself (``combat.systems.ose.actions.attack``), so it resolves
+exactly as a single attack would; an area effect's saves follow OSE's ``saving_throw``, with
+the shared damage halved or negated by a successful save. Every entry is undone on its own, as
+any other.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from typing import Any
 
 from django.db import transaction
 
-from combat import actions
+from combat import table
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import ActionKey, Combatant, EntryKind, LogEntry, PendingSave
+from combat.systems.ose import actions
 from rules import dice, ose
 from rules.core import Modifier
 
@@ -73,7 +75,7 @@ def _locked_all(viewer: Viewer, combatants: Sequence[Combatant]) -> dict[int, Co
 def _claim(viewer: Viewer, once: str) -> None:
     """Claim the one-time key before anything is rolled: a second sending of the same form
     waits here on the first one's key, and then rolls nothing."""
-    actions._claim(viewer, once)
+    table.claim(viewer, once)
 
 
 def _keep_result(viewer: Viewer, once: str, entry: LogEntry) -> None:
@@ -118,7 +120,7 @@ def attack_together(
     _claim(viewer, once)
     rows = _locked_all(viewer, [c for p in attacks for c in (p.attacker, p.target)])
     for planned in attacks:
-        actions._alive(rows[planned.attacker.pk])
+        table.alive(rows[planned.attacker.pk])
         if rows[planned.target.pk].dead:
             raise Refused("target_is_dead", name=planned.target.name)
     group = _new_group(ATTACK, len(attacks))
@@ -159,11 +161,11 @@ def _skipped(
         "roll": None,
         "damage": None,
     }
-    return actions._record(
+    return table.record(
         viewer,
         EntryKind.ATTACK,
         data,
-        secret=actions._secret(viewer, secret, attacker, target),
+        secret=table.kept_secret(viewer, secret, attacker, target),
     )
 
 
@@ -210,7 +212,7 @@ def area_effect(
     for exposed in targets:
         if rows[exposed.target.pk].dead:
             raise Refused("target_is_dead", name=exposed.target.name)
-    rolled = dice.roll(damage, rng=actions.RNG, entered=damage_dice)
+    rolled = dice.roll(damage, rng=table.RNG, entered=damage_dice)
     amount = max(rolled.total, 0)  # damage never heals
     group = _new_group(AREA, len(targets))
     modifiers = [Modifier(modifier, "situational")] if modifier else []
@@ -247,7 +249,7 @@ def area_effect(
     }
     # Players may learn of the effect unless it is secret or touched only what they cannot see.
     unseen = all(rows[t.target.pk].hidden for t in targets)
-    head = actions._record(
+    head = table.record(
         viewer,
         EntryKind.ROLL,
         data,
@@ -272,7 +274,7 @@ def _save_against(
         save_value=target.save_value(category),
         category=category,
         modifiers=modifiers,
-        rng=actions.RNG,
+        rng=table.RNG,
         natural=natural,
         damage=amount,
     )
@@ -280,7 +282,7 @@ def _save_against(
     data: dict[str, Any] = {
         "who": target.name,
         "category": category,
-        "roll": actions._roll_data(
+        "roll": table.roll_data(
             result, needed=result.needed, success=result.success, entered=natural is not None
         ),
         "damage": {
@@ -290,12 +292,12 @@ def _save_against(
             "negated": on_save == NONE and result.success,
         },
     }
-    effect, data["killed"] = actions._hurt(target, taken)
-    return actions._record(
+    effect, data["killed"] = table.hurt(target, taken)
+    return table.record(
         viewer,
         EntryKind.SAVE,
         data,
-        secret=actions._secret(viewer, secret, target),
+        secret=table.kept_secret(viewer, secret, target),
         effects=[effect],
     )
 
@@ -310,7 +312,7 @@ def roll_pending_save(viewer: Viewer, pending: PendingSave, natural: int | None)
         if pending.entry is None:
             raise Refused("save_not_needed")
         raise AlreadyRolled(pending.entry)
-    target = actions._locked(viewer, pending.combatant)
+    target = table.locked(viewer, pending.combatant)
     pending.resolved = True
     if target.dead:  # killed meanwhile: nothing left to save, and nothing to announce
         pending.save(update_fields=["resolved"])

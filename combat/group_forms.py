@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.utils.datastructures import MultiValueDict
 from django.utils.translation import gettext_lazy as _
 
 from combat import odds
 from combat.access import Viewer
+from combat.dice_input import EnteredDiceField, local_dice
 from combat.errors import message_for
 from combat.forms import (
     MODIFIER_LIMIT,
@@ -27,12 +27,11 @@ from combat.forms import (
     ActionForm,
     AttackForm,
     CombatantField,
+    CombatantsField,
     DiceField,
-    EnteredDiceField,
     SaveForm,
-    _modifier_field,
-    _natural_field,
-    local_dice,
+    modifier_field,
+    natural_field,
 )
 from combat.group import HALF, NONE, Exposed, Planned
 from combat.models import Combatant, Side
@@ -47,45 +46,6 @@ def kin_of(name: str) -> str:
     """The name a combatant shares with others of its kind: its own without a number."""
     match = NUMBERED.match(name)
     return match.group(1) if match else name
-
-
-class CombatantsField(forms.MultipleChoiceField):
-    """Several of the combatants a viewer may choose, ticked in a list; cleans to the
-    Combatants, each once, whatever was sent. Each id is judged as ``CombatantField`` judges
-    one: a dead one chosen anyway (a form opened before the death) gets ``refusal``'s
-    message, a forged or foreign id is an invalid choice."""
-
-    widget = forms.CheckboxSelectMultiple
-
-    def __init__(self, candidates: list[Combatant], label: Any, refusal: str) -> None:
-        self.single = CombatantField(candidates, label, refusal)
-        super().__init__(choices=self.single.choices, label=label, required=False)
-
-    @property
-    def offered(self) -> list[Combatant]:
-        return self.single.offered
-
-    def to_python(self, value: Any) -> list[Combatant]:
-        if value in self.empty_values:
-            return []
-        if not isinstance(value, list | tuple):
-            raise ValidationError(self.error_messages["invalid_list"], code="invalid_list")
-        found: list[Combatant] = []
-        errors: list[ValidationError] = []
-        for item in value:
-            try:
-                combatant = self.single.to_python(item)
-            except ValidationError as error:
-                errors.extend(error.error_list)
-                continue
-            if combatant is not None and combatant not in found:
-                found.append(combatant)
-        if errors:
-            raise ValidationError(errors)
-        return found
-
-    def validate(self, value: list[Combatant]) -> None:
-        forms.Field.validate(self, value)  # each choice was checked above
 
 
 @dataclass(frozen=True)
@@ -277,7 +237,7 @@ class GroupAttackForm(GroupForm):
         target = CombatantField(self.viewer.visible_list(), _("Target"), "target_is_dead")
         target.required = False  # needed only by attackers without a target of their own
         self.fields["target"] = target
-        self.fields["modifier"] = _modifier_field(MODIFIER_LIMIT)
+        self.fields["modifier"] = modifier_field(MODIFIER_LIMIT)
         self.fields["damage"].initial = local_dice("1d6")
         if viewer.is_referee:
             self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
@@ -295,7 +255,7 @@ class GroupAttackForm(GroupForm):
         own.choices = [("", _("the group's target")), *own.choices]
         return {
             "target": own,
-            "natural": _natural_field(20),
+            "natural": natural_field(20),
             "damage_dice": EnteredDiceField(
                 label=_("Damage dice rolled at the table"), max_length=200, required=False
             ),
@@ -399,7 +359,7 @@ class AreaEffectForm(GroupForm):
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["modifier"] = _modifier_field(MODIFIER_LIMIT)
+        self.fields["modifier"] = modifier_field(MODIFIER_LIMIT)
         if viewer.is_referee:
             self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
         self.fields["players_roll"] = forms.BooleanField(
@@ -424,7 +384,7 @@ class AreaEffectForm(GroupForm):
         return self.viewer.visible_list()
 
     def row_fields(self, combatant: Combatant) -> dict[str, forms.Field]:
-        return {"natural": _natural_field(20)}
+        return {"natural": natural_field(20)}
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

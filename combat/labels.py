@@ -43,3 +43,35 @@ HEALTH = {
     "badly": pgettext_lazy("health", "badly wounded"),
     "down": pgettext_lazy("health", "down"),
 }
+
+
+# What a weapon's form and a creature's immunities are called (stored as keys on combatants;
+# the rules systems that know them offer them).
+ATTACK_FORMS = {
+    "mundane": pgettext_lazy("weapon", "ordinary weapon"),
+    "silver": pgettext_lazy("weapon", "silver weapon"),
+    "cold_iron": pgettext_lazy("weapon", "cold iron weapon"),
+    "magic": pgettext_lazy("weapon", "magic weapon"),
+    "fire": pgettext_lazy("weapon", "fire"),
+}
+IMMUNITIES = {
+    "mundane": pgettext_lazy("immunity", "ordinary weapons"),
+    "silver": pgettext_lazy("immunity", "silver weapons"),
+    "cold_iron": pgettext_lazy("immunity", "cold iron weapons"),
+    "magic": pgettext_lazy("immunity", "magic weapons"),
+    "fire": pgettext_lazy("immunity", "fire"),
+}
+
+
+# The reasons other systems' rolls give for a modifier (the rules systems add their own).
+SYSTEM_REASONS = {
+    "attack_bonus": pgettext_lazy("modifier reason", "attack bonus"),
+    "str": pgettext_lazy("modifier reason", "STR"),
+    "int": pgettext_lazy("modifier reason", "INT"),
+    "wis": pgettext_lazy("modifier reason", "WIS"),
+    "dex": pgettext_lazy("modifier reason", "DEX"),
+    "con": pgettext_lazy("modifier reason", "CON"),
+    "cha": pgettext_lazy("modifier reason", "CHA"),
+    "situational": pgettext_lazy("modifier reason", "situation"),
+    "bonus": pgettext_lazy("modifier reason", "damage bonus"),
+}

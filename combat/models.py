@@ -20,8 +20,11 @@ from django.utils.translation import pgettext_lazy
 
 from combat.bounded import checks, limits, within
 from combat.classes import CharacterClass, validate_saves_as
-from combat.monsters import MOVEMENT_LIMIT, SPECIAL_LIMIT
 from rules import ose
+
+# A monster's movement and special abilities as typed (combat.monsters reads them).
+MOVEMENT_LIMIT = 40  # "120' (40'), fly 360' (120')"
+SPECIAL_LIMIT = 500
 
 
 def _referee_key() -> str:
@@ -546,14 +549,13 @@ class Combatant(models.Model):
     # Set for many rows at once by whoever loaded them (``combat.live.state``), else read here.
     shown_conditions = Preloaded(lambda c: c.conditions.running())
     saves_to_roll = Preloaded(lambda c: c.pending_saves.filter(resolved=False))
-    # BECMI wrestling (becmi's special): the holds this combatant is in, as a row says them.
-    holds = Preloaded(lambda c: _holds_of(c))
+    # What the table's rules system shows this combatant held in (wrestling), as a row says it.
+    holds = Preloaded(lambda c: HOLDS_OF[0](c))
 
 
-def _holds_of(combatant: Combatant) -> list[Any]:
-    from combat.systems.becmi.special import holds_of  # built on this module
-
-    return holds_of(combatant)
+# Reads a combatant's holds when no one preloaded them: the app lends the registry of rules
+# systems' reader here when it is ready (``combat.apps``), the models knowing no system.
+HOLDS_OF: list[Callable[[Combatant], list[Any]]] = [lambda combatant: []]
 
 
 class ConditionKind(models.TextChoices):

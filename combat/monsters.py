@@ -11,7 +11,9 @@ from django.core.validators import ProhibitNullCharactersValidator
 from django.utils.translation import gettext_lazy as _
 
 from combat import classes
+from combat.dice_input import local_dice
 from combat.errors import message_for
+from combat.models import MOVEMENT_LIMIT, SPECIAL_LIMIT
 from rules import dice
 from rules.bounds import BOUNDS
 from rules.errors import RulesError
@@ -38,8 +40,6 @@ ATTACKS_LIMIT = 8  # different attacks on one stat block (a hydra's heads are on
 COUNT_LIMIT = 12  # of one attack in a round
 NAME_LIMIT = 30
 TEXT_LIMIT = 200  # the attacks as typed
-MOVEMENT_LIMIT = 40  # "120' (40'), fly 360' (120')"
-SPECIAL_LIMIT = 500
 XP_LIMIT = BOUNDS["xp"].high
 _TIMES = ("×", "x", "X", "х")  # "2× claw", "2 x claw" (and a Cyrillic х typed for it)
 
@@ -159,8 +159,6 @@ class AttacksField(forms.CharField):
 
     def prepare_value(self, value: Any) -> Any:
         if isinstance(value, list):
-            from combat.forms import local_dice  # built on this module
-
             letter = local_dice("1d6")[1]
             return format_attacks(value, letter=letter)
         return value
@@ -204,8 +202,6 @@ def adapt_attack_form(form: Any) -> None:
         if chosen is not None and not form.initial.get("damage"):
             # From the button; after a roll the damage kept is what was rolled (a referee's
             # +1 for a strong one stays for the next).
-            from combat.forms import local_dice  # built on this module
-
             form.initial["damage"] = local_dice(chosen["damage"])
     if chosen is not None:
         form.fields["damage"].label = _("Damage: %(attack)s") % {"attack": chosen["name"]}

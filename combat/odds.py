@@ -10,9 +10,8 @@ from typing import Any
 
 from django import forms
 
-from combat import classes, zones
-from combat.actions import helpless_outcome
-from combat.forms import AttackForm, CheckForm, FreeRollForm, SaveForm
+from combat import classes, table, zones
+from combat.forms import AttackForm, CheckForm, FreeRollForm, SaveForm, form_values
 from combat.models import HelplessRule
 from rules import dice, ose
 from rules import hit_location as hl
@@ -47,22 +46,6 @@ class Odds:
     location: LocationOdds | None = None  # hit locations: the zones a hit may land in
     helpless: str | None = None  # the helpless rule the attack applies instead of a roll
     notes: tuple[str, ...] = ()  # what the form's user needs besides (a system's odds)
-
-
-def _values(form: forms.Form) -> dict[str, Any]:
-    """The form's valid values so far, whether it was posted or only prefilled."""
-    if form.is_bound:
-        if hasattr(form, "cleaned_data"):  # validated already: a second probe would agree
-            return form.cleaned_data
-        data = form.data
-    else:
-        data = {
-            name: form.get_initial_for_field(field, name) for name, field in form.fields.items()
-        }
-        data = {k: getattr(v, "pk", v) for k, v in data.items() if v is not None}
-    probe = type(form)(data, viewer=form.viewer)
-    probe.is_valid()
-    return probe.cleaned_data
 
 
 TENTH_OF_A_PERCENT = Fraction(1, 1000)
@@ -166,16 +149,14 @@ def for_form(form: forms.Form) -> Odds | DiceOdds | None:
     any other form (hit points, rest: no probe of it is built)."""
     try:
         if isinstance(form, AttackForm):  # every system's attack: a helpless target first
-            helpless = _helpless(form, _values(form))
+            helpless = _helpless(form, form_values(form))
             if helpless is not None:
                 return helpless
-        if hasattr(
-            form, "system_odds"
-        ):  # another rules system's form (combat.systems.dolmenwood.forms)
+        if hasattr(form, "system_odds"):  # another rules system's form (its package's forms)
             return form.system_odds()
         for kind, odds_of in _ODDS:
             if isinstance(form, kind):
-                return odds_of(form, _values(form))
+                return odds_of(form, form_values(form))
     except (RulesError, KeyError, AttributeError, TypeError):
         return None
     return None
@@ -183,23 +164,23 @@ def for_form(form: forms.Form) -> Odds | DiceOdds | None:
 
 def _helpless(form: AttackForm, values: dict[str, Any]) -> Odds | None:
     """Against a helpless target, in any system: no roll, but the table's rule, as the attack
-    applies it (``actions.helpless_outcome``). A hit still lands in a zone, with the chances
+    applies it (``table.helpless_outcome``). A hit still lands in a zone, with the chances
     the direction gives; no special attack, which a natural d20 would trigger."""
-    rule = helpless_outcome(form.viewer.encounter, values["target"])
+    rule = table.helpless_outcome(form.viewer.encounter, values["target"])
     if rule is None:
         return None
     location, notes = None, ()
     if rule == HelplessRule.HIT:
         notes = form.hit_notes(values)
         if form.viewer.encounter.hit_locations:
-            location = _location(values)
+            location = location_odds(values)
     return Odds(None, Fraction(1), location=location, helpless=rule, notes=notes)
 
 
 def _attack(form: AttackForm, values: dict[str, Any]) -> Odds:
     odds = _hit(form, values)
     if form.viewer.encounter.hit_locations:
-        location = _location(values)
+        location = location_odds(values)
         if location is not None and values.get("special") in ("seize_and_tear", "swallow"):
             special = (values["special"], _special(form, values))
             location = dataclasses.replace(location, special=special)
@@ -232,7 +213,7 @@ def _special(form: AttackForm, values: dict[str, Any]) -> Fraction:
     return hl.special_attack_chance(values["special"], hits, escape_allowed=allowed)
 
 
-def _location(values: dict[str, Any]) -> LocationOdds | None:
+def location_odds(values: dict[str, Any]) -> LocationOdds | None:
     """Each zone's chance for a hit from the form's direction, heights and weapon."""
     attacker, target = values["actor"], values["target"]
     height = values.get("attacker_ft") or attacker.height_ft

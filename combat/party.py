@@ -17,7 +17,7 @@ from django.db import DatabaseError, transaction
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from combat import actions, transfer, zones
+from combat import table, transfer, zones
 from combat.access import Viewer
 from combat.models import Combatant, Condition, ConditionKind, Encounter, Seat, Side
 from rules.rounds import ROUNDS_PER_TURN
@@ -98,7 +98,7 @@ def _stored(encounter: Encounter, built: list[tuple[Combatant, list[Condition]]]
 
 def import_party(viewer: Viewer, raw: bytes, once: str = "") -> list[Combatant]:
     """The file's party added to the viewer's encounter, on its party side, in one
-    transaction with the change's announcement; or Refused (or ``actions.Repeated``, for a
+    transaction with the change's announcement; or Refused (or ``table.Repeated``, for a
     form sent twice) with nothing written."""
     records = transfer.combatant_list(transfer.parse(raw, PARTY_FILE))
     if not records:
@@ -107,7 +107,7 @@ def import_party(viewer: Viewer, raw: bytes, once: str = "") -> list[Combatant]:
     try:
         with transaction.atomic():
             _stored(viewer.encounter, built)
-            actions.touch(viewer, once)
+            table.touch(viewer, once)
     except DatabaseError:  # a bound the validators missed (the database's own checks)
         raise transfer.Refused(_("The file holds values the database does not accept.")) from None
     return [combatant for combatant, _conditions in built]
@@ -147,7 +147,7 @@ def move_on(
         Seat.objects.filter(pk=seat_id).update(moved_on_to=seat)
     Encounter.objects.filter(pk=old.pk).update(moved_on_to=new)
     old.moved_on_to = new
-    actions.touch(viewer, once)
+    table.touch(viewer, once)
     return new
 
 
@@ -163,8 +163,8 @@ def new_links(viewer: Viewer) -> None:
     for before in Encounter.objects.filter(moved_on_to=encounter).order_by("pk"):
         Encounter.objects.filter(pk=before.pk).update(moved_on_to=None)
         before.moved_on_to = None
-        actions.touch(Viewer(before, is_referee=True, seat=None))  # its notice goes
-    actions.touch(viewer)
+        table.touch(Viewer(before, is_referee=True, seat=None))  # its notice goes
+    table.touch(viewer)
 
 
 def destination(viewer: Viewer) -> tuple[Encounter, Seat | None] | None:

@@ -10,8 +10,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from combat.access import Viewer
-from combat.forms import OnceMixin
-from combat.group_forms import CombatantsField
+from combat.forms import CombatantsField, OnceMixin
 from combat.models import Combatant, Encounter, Side
 
 

@@ -11,7 +11,8 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from combat.bounded import limits
-from combat.forms import ActionForm, CombatantField, EnteredDiceField
+from combat.dice_input import EnteredDiceField
+from combat.forms import ActionForm, CombatantField
 from combat.models import MORALE_MAX, MORALE_MIN, Combatant, ConditionKind, InitiativeMode, Side
 from combat.rounds import FightSummary, SlainFoe, shares_of
 from rules import rounds as rules

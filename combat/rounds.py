@@ -24,9 +24,8 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import pgettext_lazy
 
-from combat import zones
+from combat import table, zones
 from combat.access import Viewer
-from combat.actions import RNG, _record, touch
 from combat.db.prepared import Prepared
 from combat.errors import Refused
 from combat.models import Combatant, Condition, Encounter, EntryKind, InitiativeMode, LogEntry, Side
@@ -275,8 +274,8 @@ def start(
     data: dict[str, Any] = {"event": "start", "before": _before(encounter)}
     surprised = ""
     if surprise:
-        party = rules.roll_surprise(rng=RNG, natural=party_die)
-        foes = rules.roll_surprise(rng=RNG, natural=foes_die)
+        party = rules.roll_surprise(rng=table.RNG, natural=party_die)
+        foes = rules.roll_surprise(rng=table.RNG, natural=foes_die)
         surprised = OUTCOMES[rules.surprise_outcome(party.surprised, foes.surprised)]
         data["surprise"] = {
             "party": [party.natural, party_die is not None, party.surprised],
@@ -288,7 +287,7 @@ def start(
     data["before"]["morale"] = encounter.morale
     encounter.morale = {}
     _save(encounter, "round", "turn", "morale")
-    return _record(viewer, EntryKind.COMBAT, data, once=once)
+    return table.record(viewer, EntryKind.COMBAT, data, once=once)
 
 
 def _living(encounter: Encounter) -> list[Combatant]:
@@ -334,7 +333,9 @@ def roll_initiative(
         rolls = []
         for c in living:
             typed = (dice or {}).get(c.pk)
-            roll = rules.roll_initiative(dexterity=initiative_dexterity(c), rng=RNG, natural=typed)
+            roll = rules.roll_initiative(
+                dexterity=initiative_dexterity(c), rng=table.RNG, natural=typed
+            )
             totals.append((c.pk, roll.total))
             modifier = roll.total - roll.natural
             rolls.append([c.name, roll.natural, typed is not None, modifier, roll.total])
@@ -342,7 +343,10 @@ def roll_initiative(
         data |= {"mode": "individual", "rolls": rolls}
     else:
         result = rules.roll_group_initiative(
-            tie_rule=tie_rule(encounter), rng=RNG, party_natural=party_die, foes_natural=foes_die
+            tie_rule=tie_rule(encounter),
+            rng=table.RNG,
+            party_natural=party_die,
+            foes_natural=foes_die,
         )
         first, *rerolls = result.throws
         order = [{"sides": sides} for sides in FIRST[result.first]]
@@ -359,7 +363,7 @@ def roll_initiative(
     turn |= {"rolled": True, "order": order, "index": 0, "step": 0}
     encounter.turn = turn
     _save(encounter, "turn")
-    return _record(viewer, EntryKind.INITIATIVE, data, once=once, names=living)
+    return table.record(viewer, EntryKind.INITIATIVE, data, once=once, names=living)
 
 
 @transaction.atomic
@@ -375,7 +379,7 @@ def next_step(viewer: Viewer, once: str = "") -> None:
         turn["step"] = turn.get("step", 0) + 1
         encounter.turn = turn
         _save(encounter, "turn")
-        touch(viewer, once)
+        table.touch(viewer, once)
         return
     next_turn(viewer, once=once)
 
@@ -397,7 +401,7 @@ def next_turn(viewer: Viewer, once: str = "") -> LogEntry:
     acting: list[Combatant] = []
     if not done:
         data["acting"], acting = _acting(encounter, turn["order"][turn["index"]])
-    return _record(viewer, EntryKind.TURN, data, once=once, names=acting)
+    return table.record(viewer, EntryKind.TURN, data, once=once, names=acting)
 
 
 def _acting(encounter: Encounter, turn: dict[str, Any]) -> tuple[dict[str, Any], list[Combatant]]:
@@ -452,7 +456,7 @@ def end_round(viewer: Viewer, once: str = "") -> LogEntry:
     if zone_lines:
         data["zones"] = zone_lines
         named += encounter.combatants.filter(pk__in=[e["combatant"] for e in zone_effects])
-    return _record(viewer, EntryKind.TURN, data, effects=zone_effects, once=once, names=named)
+    return table.record(viewer, EntryKind.TURN, data, effects=zone_effects, once=once, names=named)
 
 
 @dataclass(frozen=True)
@@ -592,7 +596,7 @@ def end_fight(
     encounter.round = 0
     encounter.turn = {}
     _save(encounter, "round", "turn")
-    return _record(viewer, EntryKind.COMBAT, data, once=once, names=combatants)
+    return table.record(viewer, EntryKind.COMBAT, data, once=once, names=combatants)
 
 
 @transaction.atomic
@@ -613,7 +617,7 @@ def add_condition(
     )
     data = {"event": "add", "who": combatant.name, "kind": kind, "note": note, "rounds": rounds}
     data["condition"] = condition.pk
-    return _record(viewer, EntryKind.CONDITION, data, secret=combatant.hidden, once=once)
+    return table.record(viewer, EntryKind.CONDITION, data, secret=combatant.hidden, once=once)
 
 
 @transaction.atomic
@@ -635,7 +639,9 @@ def end_condition(viewer: Viewer, condition: Condition, once: str = "") -> LogEn
     }
     condition.rounds_left = 0
     condition.save(update_fields=["rounds_left"])
-    return _record(viewer, EntryKind.CONDITION, data, secret=condition.combatant.hidden, once=once)
+    return table.record(
+        viewer, EntryKind.CONDITION, data, secret=condition.combatant.hidden, once=once
+    )
 
 
 @transaction.atomic
@@ -653,7 +659,7 @@ def check_morale(
     _in_fight(encounter)
     record = dict((encounter.morale or {}).get(side, {}))
     result = rules.check_morale(
-        score, passes_before=record.get("passed", 0), rng=RNG, naturals=dice
+        score, passes_before=record.get("passed", 0), rng=table.RNG, naturals=dice
     )
     combatants = list(encounter.combatants.all())
     state = _side_state(encounter, combatants, conditions_by_combatant(encounter), side)
@@ -692,12 +698,24 @@ def check_morale(
         "fled_ids": [c.pk for c in fled],
         "before_morale": before,
     }
-    return _record(viewer, EntryKind.MORALE, data, once=once, names=fled)
+    return table.record(viewer, EntryKind.MORALE, data, once=once, names=fled)
 
 
 # --- undo -----------------------------------------------------------------------------------
 
 COURSE = (EntryKind.COMBAT, EntryKind.INITIATIVE, EntryKind.TURN)
+
+
+def undo_entry(viewer: Viewer, entry: LogEntry) -> None:
+    """What an entry of the round's course, a morale check or a condition changed besides hit
+    points, put back inside the undo's transaction (``combat.table.undo`` calls it: see
+    ``combat.apps``); any other entry is not the round's business."""
+    if entry.kind in COURSE:
+        undo_course(locked_encounter(viewer), entry)
+    elif entry.kind == EntryKind.MORALE:
+        undo_morale(locked_encounter(viewer), entry)
+    elif entry.kind == EntryKind.CONDITION:
+        undo_condition(entry)
 
 
 def undo_course(encounter: Encounter, entry: LogEntry) -> None:

@@ -5,7 +5,7 @@ The exporter walks the models' concrete fields (``_meta.concrete_fields``) minus
 list of what belongs to this copy of Fray only (ids, links to the encounter and to seats,
 creation times, the slug, the referee key, the join token, the change numbers), so a field
 added to a model later travels without a change here. Seats are browser sessions and stay
-behind; so do the log (a new session starts a new log), pending saves and BECMI wrestling
+behind; so do the log (a new session starts a new log), pending saves and wrestling
 holds, which point into the log and into rounds that are over.
 
 A party file (``combat.party``) is read by the same machinery: its kind of file
@@ -30,8 +30,8 @@ from django.db import DatabaseError, models, transaction
 from django.utils.translation import gettext_lazy as _
 
 from combat import body_fields, monsters, zones
+from combat.labels import IMMUNITIES
 from combat.models import Combatant, Condition, Encounter, RulesSystem, Side
-from combat.systems.terms import IMMUNITIES
 from rules import rounds as round_rules
 from rules.errors import RulesError
 
@@ -113,7 +113,7 @@ def _value(field: models.Field, instance: models.Model) -> Any:
     return value
 
 
-def _record(instance: models.Model, excluded: Iterable[str]) -> dict[str, Any]:
+def exported(instance: models.Model, excluded: Iterable[str]) -> dict[str, Any]:
     return {f.name: _value(f, instance) for f in exported_fields(type(instance), excluded)}
 
 
@@ -122,7 +122,7 @@ def export_encounter(encounter: Encounter) -> dict[str, Any]:
     initiative order names them by that number instead of their database ids."""
     combatants = list(encounter.combatants.prefetch_related("conditions"))
     refs = {c.pk: n for n, c in enumerate(combatants, start=1)}
-    data = _record(encounter, ENCOUNTER_EXCLUDED)
+    data = exported(encounter, ENCOUNTER_EXCLUDED)
     data["turn"] = _map_turn(encounter.turn, refs)
     return {
         "format": FORMAT,
@@ -136,8 +136,8 @@ def combatant_record(
     combatant: Combatant, keep: Callable[[Condition], bool] = lambda condition: True
 ) -> dict[str, Any]:
     """One combatant as a file holds it, with its conditions (those ``keep`` keeps)."""
-    conditions = [_record(k, CONDITION_EXCLUDED) for k in combatant.conditions.all() if keep(k)]
-    return _record(combatant, COMBATANT_EXCLUDED) | {"conditions": conditions}
+    conditions = [exported(k, CONDITION_EXCLUDED) for k in combatant.conditions.all() if keep(k)]
+    return exported(combatant, COMBATANT_EXCLUDED) | {"conditions": conditions}
 
 
 def _map_turn(turn: Any, ids: dict[int, int]) -> Any:
@@ -212,7 +212,7 @@ def _unknown(field: str, where: Any) -> Any:
     return _("Unknown field “%(field)s” in %(where)s.") % {"field": field[:40], "where": where}
 
 
-def _wrong(field: str, where: Any, problem: Any) -> Any:
+def wrong_value(field: str, where: Any, problem: Any) -> Any:
     return _("Wrong value of “%(field)s” in %(where)s: %(problem)s") % {
         "field": field,
         "where": where,
@@ -240,7 +240,7 @@ def _typed(field: models.Field, value: Any) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
-def _build(
+def build(
     model: type[models.Model],
     excluded: Iterable[str],
     data: Any,
@@ -263,12 +263,12 @@ def _build(
             continue
         field = fields[name]
         if not _typed(field, value):
-            raise Refused(_wrong(name, where, _("not a value of this field's type.")))
+            raise Refused(wrong_value(name, where, _("not a value of this field's type.")))
         if not isinstance(field, models.JSONField):
             try:
                 value = field.to_python(value)
             except ValidationError as error:
-                raise Refused(_wrong(name, where, " ".join(error.messages))) from None
+                raise Refused(wrong_value(name, where, " ".join(error.messages))) from None
         values[name] = value
     instance = model(**fixed, **values)
     try:
@@ -277,7 +277,7 @@ def _build(
         instance.full_clean(exclude=list(fixed), validate_unique=False, validate_constraints=False)
     except ValidationError as error:
         name, messages = next(iter(error.message_dict.items()))
-        raise Refused(_wrong(name, where, " ".join(messages))) from None
+        raise Refused(wrong_value(name, where, " ".join(messages))) from None
     return instance
 
 
@@ -285,7 +285,7 @@ def _build(
 
 
 def _check_turn(turn: Any, refs: set[int], where: Any) -> None:
-    problem = _wrong("turn", where, _("not the round's state as Fray stores it."))
+    problem = wrong_value("turn", where, _("not the round's state as Fray stores it."))
     if turn == {}:
         return
     if not isinstance(turn, dict) or set(turn) - {"surprised", "rolled", "order", "index", "step"}:
@@ -320,7 +320,7 @@ MORALE_KEYS = frozenset({"checks", "passed", "first_death", "half"})
 
 
 def _check_morale(morale: Any, where: Any) -> None:
-    problem = _wrong("morale", where, _("not the sides' morale checks as Fray stores them."))
+    problem = wrong_value("morale", where, _("not the sides' morale checks as Fray stores them."))
     if not isinstance(morale, dict) or set(morale) - {Side.PARTY, Side.FOES}:
         raise Refused(problem)
     for record in morale.values():
@@ -351,12 +351,12 @@ def _check_body(combatant: Combatant, where: Any) -> None:
     body_fields.clean_body(check, values)
     if check.errors:
         name, message = next(iter(check.errors.items()))
-        raise Refused(_wrong(name, where, message))
+        raise Refused(wrong_value(name, where, message))
     try:
         zones.plan_for(combatant)
     except RulesError:
         problem = _("body zones the hit-location rules do not accept.")
-        raise Refused(_wrong("body", where, problem)) from None
+        raise Refused(wrong_value("body", where, problem)) from None
 
 
 def _check_zones(combatant: Combatant, where: Any) -> None:
@@ -364,7 +364,7 @@ def _check_zones(combatant: Combatant, where: Any) -> None:
     _check_body(combatant, where)
     if combatant.zones == {}:
         return
-    problem = _wrong("zones", where, _("body zones the hit-location rules do not accept."))
+    problem = wrong_value("zones", where, _("body zones the hit-location rules do not accept."))
     try:
         state = zones.from_dict(combatant.zones)
         same = zones.to_dict(state, combatant.zones["plan"]) == combatant.zones
@@ -377,7 +377,7 @@ def _check_zones(combatant: Combatant, where: Any) -> None:
 
 def _check_skills(combatant: Combatant, where: Any) -> None:
     sheet = combatant.skills
-    problem = _wrong("skills", where, _("not a skill sheet as Fray stores it."))
+    problem = wrong_value("skills", where, _("not a skill sheet as Fray stores it."))
     if not isinstance(sheet, list) or len(sheet) > 100:
         raise Refused(problem)
     for item in sheet:
@@ -399,7 +399,7 @@ def _check_attacks(combatant: Combatant, where: Any) -> None:
     """A monster's attacks as the combatant form stores them: what its parser gives back
     from the attacks written out."""
     attacks = combatant.attacks
-    problem = _wrong("attacks", where, _("not a monster's attacks as Fray stores them."))
+    problem = wrong_value("attacks", where, _("not a monster's attacks as Fray stores them."))
     shaped = isinstance(attacks, list) and all(
         isinstance(a, dict)
         and set(a) == {"name", "count", "damage"}
@@ -422,11 +422,11 @@ def _check_immunities(combatant: Combatant, where: Any) -> None:
     found = combatant.immunities
     known = isinstance(found, list) and all(isinstance(k, str) and k in IMMUNITIES for k in found)
     if not known:
-        raise Refused(_wrong("immunities", where, _("not a list of known immunities.")))
+        raise Refused(wrong_value("immunities", where, _("not a list of known immunities.")))
 
 
 def check_combatant(combatant: Combatant, where: Any) -> None:
-    """The JSON fields of a built combatant (``_build``) as Fray's rules read them back: its
+    """The JSON fields of a built combatant (``build``) as Fray's rules read them back: its
     hit-location zones and body, skills, immunities and attacks (also a bestiary entry's)."""
     _check_zones(combatant, where)
     _check_skills(combatant, where)
@@ -454,7 +454,7 @@ def build_combatant(
 ) -> tuple[Combatant, list[Condition]]:
     """An unsaved combatant of ``encounter`` and its conditions from one record of a file,
     every field and JSON shape checked (``extra``: other keys the record may hold)."""
-    combatant = _build(
+    combatant = build(
         Combatant,
         COMBATANT_EXCLUDED,
         item,
@@ -465,9 +465,9 @@ def build_combatant(
     check_combatant(combatant, where)
     conditions = item.get("conditions", [])
     if not isinstance(conditions, list) or len(conditions) > MAX_CONDITIONS:
-        raise Refused(_wrong("conditions", where, _("at most 50 conditions, as a list.")))
+        raise Refused(wrong_value("conditions", where, _("at most 50 conditions, as a list.")))
     return combatant, [
-        _build(
+        build(
             Condition,
             CONDITION_EXCLUDED,
             c,
@@ -500,7 +500,7 @@ def import_encounter(raw: bytes) -> Encounter:
         raise Refused(
             _("Unknown rules system “%(system)s”.") % {"system": str(data["system"])[:40]}
         )
-    encounter = _build(Encounter, ENCOUNTER_EXCLUDED, data, where_encounter)
+    encounter = build(Encounter, ENCOUNTER_EXCLUDED, data, where_encounter)
     built: list[tuple[Any, Combatant, list[Condition]]] = []
     for number, item in enumerate(combatant_list(document), start=1):
         where = _("combatant %(number)s") % {"number": number}

@@ -2,7 +2,7 @@
 
 A log entry can name combatants besides its actor and target: the round's initiative rolls,
 who acts, whose conditions ran out, who fled, a wrestler's helpers, whom an undo brought back.
-Every entry is written through ``combat.actions.record``, which is told the combatants its
+Every entry is written through ``combat.table.record``, which is told the combatants its
 data names and keeps, in ``data["unseen"]``, those of them hidden from players at that moment
 (name and side). When players or the table display draw the entry, ``for_players`` gives the
 data they may read:
@@ -14,8 +14,8 @@ data they may read:
   "someone hidden" for one of the party;
 - a note that goes with one of them (a condition's note, the referee's) goes with it.
 
-Entries whose own actor or target is hidden are secret as a whole (``actions._secret``): this
-is for the names an entry mentions on the side. What was hidden when the entry was written
+Entries whose own actor or target is hidden are secret as a whole (``table.kept_secret``):
+this is for the names an entry mentions on the side. What was hidden when the entry was written
 stays hidden in it, whatever the referee reveals later.
 """
 

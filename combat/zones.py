@@ -19,16 +19,18 @@ from typing import Any
 
 from django.db import transaction
 
+from combat import registry, table
 from combat.access import Viewer
-from combat.actions import RNG, _record, _secret, _set_hp
 from combat.errors import Refused
-from combat.models import Combatant, Encounter, EntryKind, LogEntry, RulesSystem
+from combat.models import Combatant, Encounter, EntryKind, LogEntry
 from rules import hit_location as hl
 from rules.errors import RulesError
 from rules.hit_location import BodyPlan, ZoneEffect, ZoneState
 
 __all__ = [
     "DEFAULT_HEIGHT",
+    "HIT_LOCATIONS",
+    "cannot_attack",
     "damage_zone",
     "effect_data",
     "from_dict",
@@ -166,6 +168,13 @@ def _fresh(combatant: Combatant) -> dict[str, Any]:
     return to_dict(hl.new_zone_state(_plan(options), combatant.hp_max), options)
 
 
+def cannot_attack(combatant: Combatant) -> bool:
+    """Whether the combatant's wounds leave it unable to attack (a reptile in its death
+    throes, a swallowed or seized victim's state as the engine says)."""
+    state = state_of(combatant)
+    return state is not None and hl.Condition.CANNOT_ATTACK in state.conditions
+
+
 def sync(combatant: Combatant, encounter: Encounter) -> bool:
     """Give the combatant the zone state its body calls for, when the encounter plays hit
     locations: a new one if it has none, or if its body (or, unhurt, its hit points) changed.
@@ -246,7 +255,7 @@ def _commit(
     floor: bool = False,
 ) -> Change:
     """Store ``after`` on the (locked) combatant and move its hit points with it (never below
-    0 with ``floor``: Dolmenwood's hit points stop there)."""
+    0 with ``floor``: some systems' hit points stop there)."""
     stored = combatant.zones
     change = before.total_damage - after.total_damage  # below 0: hurt
     hp = combatant.hp + change
@@ -258,7 +267,7 @@ def _commit(
         hp = max(hp, min(0, combatant.hp))
     combatant.zones = to_dict(after, stored["plan"])
     combatant.save(update_fields=["zones"])
-    effect, killed = _set_hp(combatant, hp)
+    effect, killed = table.set_hp(combatant, hp)
     effect["zones"] = {"before": stored, "after": combatant.zones}
     return Change(effect, _effects_data(effects, typed), killed)
 
@@ -287,8 +296,10 @@ def hit_zone(
     wound calls for (a tail's DEX, death timers) are ``entered`` from the table first, in
     order, then the server's; more than it needs is the engine's error."""
     before = _state(target, encounter)
-    after, effects = hl.apply_zone_damage(before, zone, amount, rng=RNG, entered=entered or ())
-    floor = encounter.system == RulesSystem.DOLMENWOOD
+    after, effects = hl.apply_zone_damage(
+        before, zone, amount, rng=table.RNG, entered=entered or ()
+    )
+    floor = registry.of(encounter).zero_floor
     return _commit(target, before, after, effects, len(entered or ()), floor=floor)
 
 
@@ -351,7 +362,7 @@ def locate(
     plan = postured(state.plan, target.zones["plan"], posture)
     direction = direction or default_direction(plan)
     band = hl.height_band_for(attacker.height_ft, target.height_ft, attacker.weapon_ft)
-    roll = hl.roll_location(plan, direction, band.band, rng=RNG, entered=natural)
+    roll = hl.roll_location(plan, direction, band.band, rng=table.RNG, entered=natural)
     return {
         "body": target.body,
         "posture": posture or "",
@@ -402,7 +413,7 @@ def land(
             kind,
             True,
             natural=data["roll"]["natural"],
-            rng=RNG,
+            rng=table.RNG,
             escape_allowed=hl.swallow_escape_allowed(damage.minimum, damage.maximum),
             escape_natural=escape,
         )
@@ -414,7 +425,7 @@ def land(
             "outcome": result.outcome.value,
         }
         if result.outcome is hl.SpecialOutcome.SEIZED_AND_TORN and target.hp > 0:
-            torn, _killed = _set_hp(target, min(target.hp, 0))
+            torn, _killed = table.set_hp(target, min(target.hp, 0))
             effect["hp"] += torn["hp"]
             data["killed"] = True
     return effect
@@ -435,11 +446,11 @@ def _entry_data(combatant: Combatant, event: str, zone: str, change: Change) -> 
 def _record_zone(
     viewer: Viewer, combatant: Combatant, data: dict[str, Any], change: Change, once: str
 ) -> LogEntry:
-    return _record(
+    return table.record(
         viewer,
         EntryKind.ZONE,
         data,
-        secret=_secret(viewer, False, combatant),
+        secret=table.kept_secret(viewer, False, combatant),
         effects=[change.effect],
         once=once,
     )
@@ -502,12 +513,10 @@ def tick_round(encounter: Encounter) -> tuple[list[dict], list[dict]]:
         before = state_of(combatant)
         if before is None:
             continue
-        after, effects = hl.end_round(before, rng=RNG)
+        after, effects = hl.end_round(before, rng=table.RNG)
         if after == before:
             continue
-        change = _commit(
-            combatant, before, after, effects, floor=encounter.system == RulesSystem.DOLMENWOOD
-        )
+        change = _commit(combatant, before, after, effects, floor=registry.of(encounter).zero_floor)
         undo.append(change.effect)
         if change.effects or change.killed:
             said.append(
@@ -568,3 +577,10 @@ def undo_effect(combatant: Combatant, effect: dict[str, Any]) -> None:
         return
     combatant.zones = revert(combatant.zones, zones["before"], zones["after"])
     combatant.save(update_fields=["zones"])
+
+
+# What the toolkit's attacks and undos ask of hit locations (``combat.table.hooks``;
+# ``combat.apps`` plugs it in): this module builds on the toolkit, which never imports it.
+HIT_LOCATIONS = table.HitLocations(
+    cannot_attack=cannot_attack, remember=remember, land=land, put_back=undo_effect
+)

@@ -1,7 +1,7 @@
 """BECMI / Rules Cyclopedia hit table: the to-hit derivation, THAC0 by class, rank and HD.
 
 The API.md lookups ``roll_needed`` and ``thac0`` live here; ``rules.becmi`` re-exports them with
-the rest of the BECMI engine. The helpers ``_int`` (validated whole numbers) and ``_adj`` (the
+the rest of the BECMI engine. The helpers ``_int`` (validated whole numbers) and ``adjustment`` (the
 B/X ability adjustment) are shared by the other ``becmi_*`` modules.
 
 Decisions where the seed is silent:
@@ -13,7 +13,7 @@ Decisions where the seed is silent:
 - Monster HD: ``N+k`` and ``N+`` (bonus hit points) move up a row, as in OSE; ``N-k`` stays in the
   row of N; fractions below 1 HD (``½``, ``1/2``, ``¼``) are "up to 1"; asterisks are ignored.
   ``"normal human"`` in the monster column is THAC0 20.
-- Ability adjustments use the B/X table (``_adj``, scores 3..18; ``None`` for a monster is 0),
+- Ability adjustments use the B/X table (``adjustment``, scores 3..18; ``None`` for a monster is 0),
   defined here so the module does not depend on ``rules.ose``.
 """
 
@@ -56,7 +56,7 @@ def _int(value: object, code: str, name: str, low: int = -_LIMIT, high: int = _L
     return value
 
 
-def _adj(score: int | None) -> int:
+def adjustment(score: int | None) -> int:
     """B/X ability adjustment (3 → −3 … 18 → +3); ``None`` (a monster without the score) is 0."""
     return 0 if score is None else ability_modifier(score)
 

@@ -43,7 +43,7 @@ from .becmi_attack import (
     resolve_save,
     save_chance,
 )
-from .becmi_hit import _adj, _int, parse_hit_dice
+from .becmi_hit import _int, adjustment, parse_hit_dice
 from .core import Modifier, RandomSource, chance, is_whole, natural_roll, random_source
 from .errors import RulesError
 
@@ -95,7 +95,7 @@ def _size(size: object) -> float:
 
 def strike_damage(attacker_str: int | None = None, pulled: bool = False) -> int:
     """Damage of a striking hit: ``1 + STR adj`` (never below 0), or 0 if pulled."""
-    damage = max(0, 1 + _adj(attacker_str))  # the score is checked even for a pulled blow
+    damage = max(0, 1 + adjustment(attacker_str))  # the score is checked even for a pulled blow
     return 0 if pulled else damage
 
 
@@ -107,8 +107,8 @@ def _save_modifiers(attacker_str: int | None, haymaker: bool) -> tuple[Modifier,
     mods = [
         Modifier(HAYMAKER_SAVE, "haymaker") if haymaker else Modifier(STUN_SAVE_BONUS, "stun_save")
     ]
-    if _adj(attacker_str):
-        mods.append(Modifier(-_adj(attacker_str), "attacker_str"))
+    if adjustment(attacker_str):
+        mods.append(Modifier(-adjustment(attacker_str), "attacker_str"))
     return tuple(mods)
 
 
@@ -116,8 +116,8 @@ def _hit_modifiers(
     attacker_str: int | None, haymaker: bool, modifiers: Iterable[Modifier]
 ) -> tuple[Modifier, ...]:
     mods = list(_modifiers(modifiers))
-    if _adj(attacker_str):
-        mods.append(Modifier(_adj(attacker_str), "str"))
+    if adjustment(attacker_str):
+        mods.append(Modifier(adjustment(attacker_str), "str"))
     if haymaker:
         mods.append(Modifier(HAYMAKER_TO_HIT, "haymaker"))
     return tuple(mods)

@@ -37,7 +37,7 @@ from enum import StrEnum
 from fractions import Fraction
 
 from .becmi_attack import SaveResult, _modifiers, resolve_save, save_chance
-from .becmi_hit import _adj, _int, parse_hit_dice
+from .becmi_hit import _int, adjustment, parse_hit_dice
 from .core import (
     Modifier,
     RandomSource,
@@ -99,7 +99,7 @@ def wrestling_rating(level: int, str_score: int, dex_score: int, basic_ac: int =
     """A character's WR: ``⌈level / 2⌉ + STR adj + DEX adj + basic AC`` (armour's AC without
     magic or DEX; 9 unarmoured). ``level`` is 0..36."""
     level = _int(level, "level_out_of_range", "a level", 0, 36)
-    return math.ceil(level / 2) + _adj(str_score) + _adj(dex_score) + _ac(basic_ac)
+    return math.ceil(level / 2) + adjustment(str_score) + adjustment(dex_score) + _ac(basic_ac)
 
 
 def monster_wrestling_rating(hd: str | int, basic_ac: int) -> int:
@@ -244,7 +244,7 @@ def wrestling_round_odds(
 
 def pin_damage(pinner_str: int | None = None) -> int:
     """Damage to a pinned creature that fails its save: ``1 + STR adj`` of the pinner."""
-    return max(0, 1 + _adj(pinner_str))
+    return max(0, 1 + adjustment(pinner_str))
 
 
 def pin_damage_chance(defender_save: int, save_modifiers: Iterable[Modifier] = ()) -> Fraction:

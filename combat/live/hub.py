@@ -36,6 +36,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.core.exceptions import SynchronousOnlyOperation
 from django.db import InterfaceError, OperationalError, connection
 
+from combat import access
 from combat.db.prepared import Read, reading
 from combat.live.state import Audience, State, View, build_views, decoded, read_follows
 from combat.models import Combatant, Encounter, Seat
@@ -602,3 +603,9 @@ def leave(hub: TableHub, socket: Socket | None = None) -> None:
         hub.sockets.discard(socket)
     if not hub.sockets:
         hub._linger()
+
+
+# The table as this process renders it, lent to the request's reads below (combat.access).
+access.RENDERED.rows_at = rows_at
+access.RENDERED.seat_at = seat_at
+access.RENDERED.encounter_as_rendered = encounter_as_rendered

@@ -27,12 +27,11 @@ import re
 import threading
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import InitVar, dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import transaction
 from django.db.models import F, Model, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -40,52 +39,56 @@ from django.utils import translation
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
+from combat import registry
 from combat.access import Viewer, referee_mark
 from combat.db.prepared import Named, Prepared, Read, read_together
 from combat.fragments import drawn, logged_once, part_notice, row_notice, tidy
 from combat.lru import Lru
 from combat.models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
+from combat.party import follows
+from combat.rounds import RUNNING, Standing, conditions_by_combatant, round_context, standing
+from combat.table.hooks import Announcer
 
-if TYPE_CHECKING:
-    from combat.rounds import Standing
+# The page's own fragments, drawn with no CSRF token: these are sent to many browsers.
+from combat.templatetags import fray_live
 
 Row = TypeVar("Row", Combatant, int)
 Fixed = tuple[Any, ...]
 EntryKey = tuple[tuple[Any, ...], str, LogEntry]
 
 
-def announce(encounter: Encounter) -> None:
-    """Tell every browser on ``encounter`` once the current transaction commits."""
-    group, seq, pk = encounter.group_name, encounter.seq, encounter.pk
+def announce_committed(encounter_id: int, seq: int, group: str) -> None:
+    """Tell every browser on the encounter that change ``seq`` has committed (the toolkit
+    calls this after commit: ``combat.table.announce``), and render it here."""
+    from combat.live.hub import claim_render, render_here  # the hub builds on this module
 
-    def send() -> None:
-        from combat.live.hub import claim_render, render_here  # the hub builds on this module
-
-        # Claimed before the announcement, rendered after it: other processes start on the
-        # change while this one renders it, and this one's hub leaves it to this thread.
-        claimed = claim_render(pk, seq)
-        read = _taken(seq)
-        layer = get_channel_layer()
-        if layer is not None and not (claimed is not None and claimed.heard_alone(layer, group)):
-            message: dict[str, Any] = {"type": "encounter.changed", "seq": seq, "encounter": pk}
-            rows = encoded(*read) if read is not None else None
-            if rows is not None:
-                message["rows"] = rows
-            # Sent from the hub's event loop, which this thread lets do it before rendering
-            # (``TableHub.announce``), so that other workers start on the change at once.
-            if claimed is None or not claimed.announce(layer, group, message):
-                async_to_sync(layer.group_send)(group, message)
-        if claimed is not None:
-            render_here(claimed, seq, read)
-
-    transaction.on_commit(send)
+    # Claimed before the announcement, rendered after it: other processes start on the
+    # change while this one renders it, and this one's hub leaves it to this thread.
+    claimed = claim_render(encounter_id, seq)
+    read = _taken(seq)
+    layer = get_channel_layer()
+    if layer is not None and not (claimed is not None and claimed.heard_alone(layer, group)):
+        message: dict[str, Any] = {
+            "type": "encounter.changed",
+            "seq": seq,
+            "encounter": encounter_id,
+        }
+        rows = encoded(*read) if read is not None else None
+        if rows is not None:
+            message["rows"] = rows
+        # Sent from the hub's event loop, which this thread lets do it before rendering
+        # (``TableHub.announce``), so that other workers start on the change at once.
+        if claimed is None or not claimed.announce(layer, group, message):
+            async_to_sync(layer.group_send)(group, message)
+    if claimed is not None:
+        render_here(claimed, seq, read)
 
 
 # --- The table as a change leaves it, read with the change -------------------------------
 #
 # On PostgreSQL every statement is a wait, and after a change every worker with a socket on
 # the table loaded it again: one more wait where the change was made, one on every other
-# worker. Instead, the change's last statement (``actions._numbered_together``) reads the
+# worker. Instead, the change's last statement (``combat.table.record``) reads the
 # table with it, in its transaction: the number's UPDATE holds the encounter's row, so no
 # other change can commit in between, and what it reads is the table as it is once this
 # one commits. The worker renders from that read, and sends it with the announcement
@@ -135,6 +138,11 @@ def _taken(seq: int) -> tuple[int | None, Read] | None:
     if kept is None or kept[0] != seq:
         return None
     return kept[1], kept[2]
+
+
+# What the toolkit calls to announce a change (``combat.table.hooks``; ``combat.apps`` plugs
+# it in): this module is above the toolkit, which therefore never imports it.
+ANNOUNCER = Announcer(committed=announce_committed, ahead=table_ahead, keep=keep_read)
 
 
 def read_follows(read: tuple[int | None, Read], state: State | None, encounter_id: int) -> bool:
@@ -199,10 +207,10 @@ def pending_by_combatant(encounter: Encounter) -> dict[int, list[PendingSave]]:
 
 
 def _holds(encounter: Encounter) -> dict[int, list[Any]]:
-    """BECMI's running holds by combatant: one query on a BECMI table, none elsewhere."""
-    from combat.systems.becmi.special import holds_by_combatant  # built on this module
-
-    return holds_by_combatant(encounter)
+    """What the rules system's rows show held (wrestling), by combatant: one query on
+    a table whose system has holds, none elsewhere."""
+    holds = registry.of(encounter).holds
+    return holds(encounter) if holds is not None else {}
 
 
 def visible_log(viewer: Viewer) -> QuerySet[LogEntry]:
@@ -262,9 +270,6 @@ def in_turn_order(rows: Iterable[Combatant], turn: dict[str, Any]) -> list[Comba
 
 def live_context(viewer: Viewer) -> dict[str, Any]:
     """Everything the live fragments need, filtered to what ``viewer`` may see (the page)."""
-    from combat.party import follows  # built on this module
-    from combat.rounds import conditions_by_combatant, round_context
-
     encounter = viewer.encounter
     combatants = in_turn_order(viewer.visible_combatants(), encounter.turn)
     conditions = conditions_by_combatant(encounter)
@@ -325,7 +330,7 @@ class State:
     urls: dict[str, str]
     conditions: dict[int, list[Condition]] = field(default_factory=dict)
     pending: dict[int, list[PendingSave]] = field(default_factory=dict)
-    holds: dict[int, list[Any]] = field(default_factory=dict)  # BECMI wrestling
+    holds: dict[int, list[Any]] = field(default_factory=dict)  # the system's (wrestling)
     # Worked out once per change, not once per audience: what each row shows, whose it is.
     shown: dict[int, tuple[Any, ...]] = field(default_factory=dict)
     shown_to_players: dict[int, tuple[Any, ...]] = field(default_factory=dict)  # no seat name
@@ -405,7 +410,7 @@ class State:
             # and the combatant's own player's rows only (the template checks control).
             c.kind, c.char_class, c.level, c.str_score, c.int_score, c.wis_score,
             c.dex_score, c.con_score, c.cha_score, c.notes,
-            # BECMI (combat.systems.becmi.special): holds, and a ship's speed, crew and repairs.
+            # A rules system's special actions: holds, and a ship's speed, crew and repairs.
             holds, c.speed, c.crew, c.rowers, c.rowers_lost, c.hull_repaired,
             # Monster entries (combat.monsters): attack buttons, movement, XP, specials.
             repr(c.attacks), c.movement, c.xp, c.special_notes, c.saves_as,
@@ -448,8 +453,6 @@ class State:
     def ahead(encounter_id: int, since: int | None) -> list[Named]:
         """The queries every load of the encounter asks, the log's since number ``since``
         when the load follows a state at that number."""
-        from combat.rounds import RUNNING  # built on this module
-
         ahead = [(_ENCOUNTER, (encounter_id,)), (RUNNING, (encounter_id,))]
         ahead += [(_PENDING, (encounter_id,)), *((_STORED[m], (encounter_id,)) for m in _STORED)]
         if since is not None:
@@ -460,8 +463,6 @@ class State:
     def _load(
         cls, encounter_id: int, referee: bool, players: bool, previous: State | None
     ) -> State | None:
-        from combat.rounds import conditions_by_combatant  # built on this module
-
         encounter = next(iter(_ENCOUNTER(encounter_id)), None)
         if encounter is None:
             return None
@@ -512,7 +513,6 @@ class State:
         """The round as it stands, worked out once for every audience. A round whose stored
         state cannot be worked out stands still (no one acts): ``round_broken`` says so, and
         the round's section shows a notice instead (``_banner``)."""
-        from combat.rounds import Standing, standing  # built on this module
 
         def still() -> Standing:
             self.round_broken = True
@@ -777,8 +777,6 @@ def _row(
         return before.rows[pk]
 
     def draw() -> str:
-        from combat.templatetags.fray_live import row_html  # the page's own, with no CSRF token
-
         language = audience.language
         context = {
             "combatant": combatant,
@@ -790,7 +788,7 @@ def _row(
         }
         rest = ROWS.fetch(_rest_key(key, combatant), lambda: _html(REST, context, language))
         with translation.override(language):
-            return row_html(
+            return fray_live.row_html(
                 combatant,
                 referee=audience.referee,
                 controlled=controlled,
@@ -819,11 +817,9 @@ def _rest_key(key: tuple[Any, ...], combatant: Combatant) -> tuple[Any, ...]:
 
 
 def _entry(state: State, audience: Audience, entry: LogEntry, key: tuple[Any, ...]) -> str:
-    from combat.templatetags.fray_live import entry_html  # the page's own, with no CSRF token
-
     def render() -> str:
         with translation.override(audience.language):
-            return entry_html(
+            return fray_live.entry_html(
                 entry,
                 referee=audience.referee,
                 slug=state.encounter.slug,
@@ -1087,7 +1083,6 @@ class _Section:
 
 def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int]) -> str:
     """The round's section for ``audience`` (a seat's says when its side acts)."""
-    from combat.rounds import round_context  # built on this module
 
     def broken() -> str:
         context = {"encounter": state.encounter, "oob": True}
@@ -1134,8 +1129,6 @@ def _moved(state: State, audience: Audience) -> str:
     if encounter.moved_on_to_id is None:  # hidden, empty, the same for every audience
         moved_on_to, can, key = None, False, ("moved", encounter.slug)
     else:
-        from combat.party import follows  # built on this module
-
         moved_on_to = encounter.moved_on_to
         can = follows(_viewer_of(state, audience))
         key = ("moved", encounter.slug, audience.language, moved_on_to.name, can)
@@ -1303,10 +1296,11 @@ def render_snapshot(viewer: Viewer, language: str) -> tuple[int, str]:
 
 
 __all__ = [
+    "ANNOUNCER",
     "Audience",
     "State",
     "View",
-    "announce",
+    "announce_committed",
     "audience_of",
     "build_views",
     "live_context",

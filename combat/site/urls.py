@@ -7,20 +7,20 @@ import os
 from django.urls import include, path
 
 from combat.capabilities import DISPLAY, JOIN, REFEREE
-from combat.systems.becmi import views as becmi
 from combat.views import (
     bestiary,
     characters,
     display,
+    formats,
     group,
     pages,
+    panels,
     party,
-    rolls,
     rounds,
-    systems,
     table,
     theme,
     transfer,
+    undo,
     zones_tables,
 )
 from combat.views import zones as zone_views
@@ -54,42 +54,11 @@ encounter_patterns = [
     path("directions/", zone_views.directions, name="zone_directions"),
     path("body-preview/", zone_views.body_preview, name="body_preview"),
     path("seats/<int:pk>/remove/", table.seat_remove, name="seat_remove"),
-    path("attack/", rolls.attack, name="attack"),
-    path("save/", rolls.saving_throw, name="save"),
-    path("check/", rolls.ability_check, name="check"),
-    path("hit-points/", rolls.hit_points, name="hit_points"),
-    path("rest/", rolls.rest, name="rest"),
-    path("roll/", rolls.free_roll, name="free_roll"),
-    path("undo/<int:seq>/", rolls.undo, name="undo"),
-    path("odds/<str:kind>/", rolls.odds_preview, name="odds"),
-    path("group-attack/", group.group_attack, name="group_attack"),
-    path("area/", group.area_effect, name="area_effect"),
+    path("undo/<int:seq>/", undo.undo, name="undo"),
+    # Every rules system's panels and the ones every table has, with their odds, from the
+    # registry of systems (combat.registry).
+    *panels.urlpatterns(),
     path("saves/<int:pk>/", group.pending_save, name="pending_save"),
-    path("group-odds/<str:panel>/", group.odds_preview, name="group_odds"),
-    # Dolmenwood (combat.views.systems)
-    path("dw/attack/", systems.attack, name="dw_attack"),
-    path("dw/save/", systems.saving_throw, name="dw_save"),
-    path("dw/check/", systems.ability_check, name="dw_check"),
-    path("dw/skill/", systems.skill_check, name="dw_skill"),
-    path("dw/chance/", systems.chance_roll, name="chance"),
-    path("dw/odds/<str:kind>/", systems.odds_preview, name="system_odds"),
-    # BECMI / Rules Cyclopedia (combat.views.systems)
-    path("becmi/attack/", systems.becmi_attack, name="becmi_attack"),
-    path("becmi/save/", systems.becmi_save, name="becmi_save"),
-    # BECMI's striking, wrestling and naval combat (combat.systems.becmi.views)
-    path("bx/strike/", becmi.strike, name="bx_strike"),
-    path("bx/wrestle/", becmi.wrestle, name="bx_wrestle"),
-    path("bx/wrestle/round/", becmi.wrestle_round, name="bx_wrestle_round"),
-    path("bx/wrestle/end/", becmi.wrestle_end, name="bx_wrestle_end"),
-    path("bx/ship/", becmi.ship, name="bx_ship"),
-    path("bx/ram/", becmi.ram, name="bx_ram"),
-    path("bx/grapple/", becmi.grapple, name="bx_grapple"),
-    path("bx/board/", becmi.board, name="bx_board"),
-    path("bx/hull/", becmi.hull, name="bx_hull"),
-    path("bx/repair/", becmi.repair, name="bx_repair"),
-    path("bx/rowers/", becmi.rowers, name="bx_rowers"),
-    path("bx/repairs-fail/", becmi.repairs_fail, name="bx_repairs_fail"),
-    path("bx/odds/<str:panel>/", becmi.odds_preview, name="bx_odds"),
     path("fight/", rounds.fight, name="fight"),
     path("fight/initiative/", rounds.initiative, name="initiative"),
     path("fight/next/<str:what>/", rounds.advance, name="advance"),
@@ -110,6 +79,7 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("theme/", theme.set_theme, name="set_theme"),
     path("hit-locations/", zones_tables.hit_locations, name="hit_locations"),
+    path("formats/", formats.formats, name="formats"),
 ]
 
 # Only in servers that `manage.py bench_live` starts (it sets FRAY_BENCH=1), as the bench socket

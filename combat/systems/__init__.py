@@ -2,8 +2,9 @@
 
 ``PACKAGES`` is the one list that names them: the settings install each as a Django app (so its
 templates and template tags are found) and each app's ``ready()`` registers its
-:class:`~combat.systems.registry.System`. Generic code asks ``combat.systems.registry`` and never
-names a system. A fourth system is one new package here and one line below.
+:class:`~combat.registry.System`. Generic code asks ``combat.registry`` and never
+names a system. A fourth system is one new package here, one line below, and its key among
+the encounter's stored choices (``combat.models.RulesSystem``, with its migration).
 
 This module imports nothing, so the settings can read it.
 """
@@ -11,6 +12,7 @@ This module imports nothing, so the settings can read it.
 from __future__ import annotations
 
 PACKAGES = (
+    "combat.systems.ose",
     "combat.systems.becmi",
     "combat.systems.dolmenwood",
 )

@@ -1,8 +1,6 @@
 """A form's fields as every panel shows them, each with its label, help and errors (drawn by
-Django's form renderer from ``combat/forms/``: ``combat.renderer``); and the action panel
-around a roll's form or the table's own (``{% action_panel %}``), written in Python: an
-action's answer draws its panel again after every roll, and the panel's chain of
-``{% elif %}`` and its URLs were a tenth of a change's server time.
+Django's form renderer from ``combat/forms/``: ``combat.renderer``); and what the action panel
+around a roll's form says (``{% panel_drawing %}``, drawn by ``combat/_roll_panel.html``).
 """
 
 from __future__ import annotations
@@ -13,9 +11,10 @@ from typing import Any
 from django import template
 from django.forms import BaseForm, BoundField
 from django.urls import reverse
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext
+
+from combat.views import panels
 
 register = template.Library()
 
@@ -35,69 +34,44 @@ def form_fields(form: BaseForm | Any) -> SafeString:
     return form.render()
 
 
-# The panels drawn by ``action_panel``: the URL their form goes to (by name) and their
-# heading; the rolls among them show their odds and roll.
-PANELS = {
-    "attack": ("attack", gettext_lazy("Attack")),
-    "save": ("save", gettext_lazy("Saving throw")),
-    "check": ("check", gettext_lazy("Ability check")),
-    "hp": ("hit_points", gettext_lazy("Damage and healing")),
-    "rest": ("rest", gettext_lazy("Rest: natural healing")),
-    "roll": ("free_roll", gettext_lazy("Free roll")),
-    "quick_add": ("quick_add", gettext_lazy("Add several monsters")),
-}
-WITH_ODDS = frozenset({"attack", "save", "check", "roll"})
-ROLLING = WITH_ODDS | {"rest"}
 ODDS_TRIGGER = "change from:closest form, input changed delay:250ms from:closest form"
 
 
-@register.filter
-def is_action_panel(panel: Any) -> bool:
-    """Whether ``action_panel`` draws ``panel`` (the panel template asks it first)."""
-    return panel == "combatant" or panel in PANELS
-
-
 @register.simple_tag(takes_context=True)
-def action_panel(context: template.Context) -> SafeString:
-    """A panel's heading and form, as ``combat/_panel.html`` draws every panel it names no
-    template of its own for: a roll's, damage and healing, adding combatants."""
-    panel, encounter = context.get("panel"), context["encounter"]
-    slug = encounter.slug
+def panel_drawing(context: template.Context) -> dict[str, Any] | None:
+    """What ``combat/_roll_panel.html`` needs to draw the panel in context: its template,
+    heading, where its form posts, the odds it shows and what its button says; None for a
+    panel drawn otherwise. The panels of every rules system come from the registry
+    (``combat.views.panels.find``); adding or editing a combatant and adding several
+    monsters are the table's own."""
+    panel, slug = context.get("panel"), context["encounter"].slug
     if panel == "combatant":
         editing = context.get("editing")
         if editing:
             action = reverse("combatant_edit", args=[slug, editing.pk])
-            heading = gettext("Edit combatant")
-        else:
-            action, heading = reverse("combatant_new", args=[slug]), gettext("Add combatant")
-    elif panel in PANELS:
-        name, heading = PANELS[panel]
-        action = reverse(name, args=[slug])
-    else:
-        action, heading = "", ""
-    action, page = escape(action), escape(reverse("encounter", args=[slug]))
-    token = context.get("csrf_token")
-    parts = [
-        f"<h2>{escape(heading)}</h2>",
-        f'<form method="post" action="{action}" hx-post="{action}" hx-target="#panel" '
-        'class="stack roll-form" novalidate>',
-    ]
-    if token and token != "NOTPROVIDED":
-        parts.append(f'<input type="hidden" name="csrfmiddlewaretoken" value="{escape(token)}">')
-    parts.append(form_fields(context.get("form")))
-    if panel in WITH_ODDS:
-        odds = context.template.engine.get_template("combat/_odds.html").render(context)
-        parts.append(
-            f'<output class="odds" hx-get="{escape(reverse("odds", args=[slug, panel]))}" '
-            'hx-target="this" hx-params="not csrfmiddlewaretoken" hx-include="closest form" '
-            f'hx-trigger="{ODDS_TRIGGER}" hx-swap="innerHTML">{odds}</output>'
+            return _drawing(action, gettext("Edit combatant"), gettext("Save"))
+        return _drawing(
+            reverse("combatant_new", args=[slug]), gettext("Add combatant"), gettext("Save")
         )
-    said = escape(gettext("Roll") if panel in ROLLING else gettext("Save"))
-    close = escape(gettext("Close"))
-    parts.append(
-        f'<div class="buttons"> <button type="submit" class="primary">{said}</button> '
-        f'<a href="{page}" class="button" hx-get="{page}" hx-select="#panel > *" '
-        f'hx-target="#panel">{close}</a> </div>'
-    )
-    parts.append("</form>")
-    return mark_safe("\n".join(parts))
+    if panel == "quick_add":
+        action = reverse("quick_add", args=[slug])
+        return _drawing(action, gettext("Add several monsters"), gettext("Save"))
+    found = panels.find(panel) if panel else None
+    if found is None:
+        return None
+    spec = found[1]
+    drawing = _drawing(reverse(spec.name, args=[slug]), spec.heading, spec.button)
+    drawing |= {"template": spec.template, "css": spec.css}
+    if spec.odds:
+        drawing["odds_url"] = reverse(spec.odds_name, args=[slug, spec.key])
+        drawing["odds_template"] = spec.odds_template
+    return drawing
+
+
+def _drawing(action: str, heading: Any, button: Any) -> dict[str, Any]:
+    return {
+        "template": "combat/_roll_panel.html",
+        "action": action,
+        "heading": heading,
+        "button": button,
+    }

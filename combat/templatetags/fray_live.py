@@ -22,7 +22,7 @@ from django.utils.translation import get_language
 from combat.entry_text import body_html
 from combat.fragments import drawn, entry_notice, part_notice, row_notice, tidy
 from combat.lru import Lru
-from combat.models import Combatant, LogEntry, Side
+from combat.models import Combatant, ConditionKind, LogEntry, Side
 
 register = template.Library()
 
@@ -216,8 +216,6 @@ def combatant_row(context: Context, combatant: Combatant) -> SafeString:
 @register.filter
 def condition_label(key: str) -> str:
     """A condition's name in the viewer's language (the log stores its key)."""
-    from combat.models import ConditionKind
-
     try:
         return str(ConditionKind(key).label)
     except ValueError:

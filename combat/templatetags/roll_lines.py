@@ -14,20 +14,18 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import pgettext
 
-from combat.labels import REASONS as BX_REASONS
-from combat.systems.terms import REASONS as SYSTEM_REASONS
+from combat.labels import REASONS
+from combat.systems import common
 from combat.templatetags.fray import signed
 
 register = template.Library()
 
-# Every system's reasons for a modifier: where two systems name the same reason, they name it
-# alike (the same message, "modifier reason").
-REASONS = SYSTEM_REASONS | BX_REASONS
-
 
 def reason_label(key: Any) -> Any:
-    """A modifier's reason in the viewer's language, whichever system stored it."""
-    return REASONS.get(key, key)
+    """A modifier's reason in the viewer's language, whichever system stored it: B/X's, then
+    the other systems' (where two name the same reason, they name it alike: the same message,
+    "modifier reason")."""
+    return REASONS[key] if key in REASONS else common.reason_label(key)
 
 
 @register.simple_tag

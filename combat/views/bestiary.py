@@ -13,13 +13,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from combat import actions, bestiary
+from combat import bestiary, table
 from combat.access import Viewer, referee_for
 from combat.bestiary_forms import AddFromBestiaryForm, EntryForm
 from combat.models import BestiaryEntry, Combatant, Kind
 from combat.transfer import MAX_BYTES, Refused
-from combat.views.common import panel_reply
-from combat.views.table import _added, _sent_before
+from combat.views.common import added_message, panel_reply, sent_before
 from combat.views.transfer import CappedUpload
 
 
@@ -49,7 +48,7 @@ def add(request: HttpRequest, slug: str) -> HttpResponse:
     form = AddFromBestiaryForm(request.POST or None, encounter=viewer.encounter)
     fresh = AddFromBestiaryForm(encounter=viewer.encounter)
     already = _("That form was sent twice; it was applied once.")
-    if request.method == "POST" and _sent_before(request, viewer):
+    if request.method == "POST" and sent_before(request, viewer):
         return _reply(request, viewer, done=True, form=fresh, message=already)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -62,12 +61,13 @@ def add(request: HttpRequest, slug: str) -> HttpResponse:
                 hidden=data["hidden"],
                 once=data["once"],
             )
-        except actions.Repeated:
+        except table.Repeated:
             return _reply(request, viewer, done=True, form=fresh, message=already)
         except Refused as refused:
             form.add_error("entry", refused.message)
             return _reply(request, viewer, form=form)
-        message = _added({"count": len(added), "name": data["entry"].name})  # as quick-add says
+        # As quick-add says it.
+        message = added_message({"count": len(added), "name": data["entry"].name})
         return _reply(request, viewer, done=True, form=fresh, message=message)
     return _reply(request, viewer, form=form)
 

@@ -7,12 +7,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from combat import actions
+from combat import editing, table
 from combat.access import Viewer, referee_for, viewer_for
 from combat.character_forms import NotesForm, fill_form
 from combat.models import Combatant
-from combat.views.common import panel_reply
-from combat.views.table import _saved_message, _sent_before, _sent_twice
+from combat.views.common import panel_reply, saved_message, sent_before, sent_twice
 
 
 @require_GET
@@ -40,13 +39,13 @@ def combatant_notes(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     viewer = viewer_for(request, slug)
     combatant = _own(viewer, pk)
     form = NotesForm(request.POST or None, instance=combatant)
-    if request.method == "POST" and _sent_before(request, viewer):
-        return _sent_twice(request, viewer, "notes", NotesForm(instance=combatant))
+    if request.method == "POST" and sent_before(request, viewer):
+        return sent_twice(request, viewer, "notes", NotesForm(instance=combatant))
     if request.method == "POST" and form.is_valid():
         try:
-            current = actions.save_edit(viewer, form, combatant)
-        except actions.Repeated:
-            return _sent_twice(request, viewer, "notes", NotesForm(instance=combatant))
+            current = editing.save_edit(viewer, form, combatant)
+        except table.Repeated:
+            return sent_twice(request, viewer, "notes", NotesForm(instance=combatant))
         if form.conflicts:
             stale = form.with_current_values(current)
             return panel_reply(request, viewer, "notes", form=stale, editing=current)
@@ -56,7 +55,7 @@ def combatant_notes(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             "notes",
             done=True,
             saved=current,
-            message=_saved_message(form),
+            message=saved_message(form),
             form=NotesForm(instance=current),
             editing=current,
         )

@@ -6,16 +6,19 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.http.request import split_domain_port
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
-from combat import actions
+from combat import table
 from combat.access import Viewer
 from combat.errors import Refused, message_for
-from combat.forms import EncounterSettingsForm
+from combat.forms import EncounterSettingsForm, MergingForm
 from combat.fragments import drawn, part_notice
 from combat.live.state import live_context
 from rules.errors import RulesError
@@ -27,18 +30,18 @@ def act_once(viewer: Viewer, once: str, form: Any, act: Callable[[], Any]) -> tu
     the first sending made); ``(False, None)``, the reason in the form's errors, otherwise.
 
     Whether the key was used is asked only when this sending did not go through: the action
-    claims its key as it applies (``actions._claim``), a key used before rolling the whole
+    claims its key as it applies (``table.claim``), a key used before rolling the whole
     action back; and a sending that finds something wrong (a target the first sending
     killed) is told what the first one did instead. So an action that goes through asks the
     database nothing more for its key (on PostgreSQL, one wait less)."""
     if form.is_valid():
         try:
             return True, act()
-        except actions.Repeated:
+        except table.Repeated:
             pass
         except (RulesError, Refused) as error:
             form.add_error(None, message_for(error))
-    return actions.first_result(viewer, once)
+    return table.first_result(viewer, once)
 
 
 def encounter_url(viewer: Viewer) -> str:
@@ -111,3 +114,36 @@ def panel_reply(
         lambda: part_notice(referee=viewer.is_referee),
     )
     return HttpResponse(html)
+
+
+def sent_before(request: HttpRequest, viewer: Viewer) -> bool:
+    """Whether this form's one-time key was applied already (a double tap, a retry)."""
+    return table.first_result(viewer, request.POST.get("once", ""))[0]
+
+
+def saved_message(form: MergingForm) -> str | None:
+    """Said after saving an edit: which fields someone else had changed meanwhile (kept)."""
+    labels = form.changed_labels()
+    if not labels:
+        return None
+    return _("Changed by someone else while you edited, and kept: %(fields)s.") % {
+        "fields": ", ".join(labels)
+    }
+
+
+def added_message(data: dict[str, Any]) -> str:
+    """Said after quick-add: how many monsters joined, under which names."""
+    count, name = data["count"], data["name"]
+    names = f"{name} 1–{count}" if count > 1 else name
+    return ngettext(
+        "%(count)s monster added: %(names)s.", "%(count)s monsters added: %(names)s.", count
+    ) % {"count": count, "names": names}
+
+
+ALREADY_DONE = gettext_lazy("That form was sent twice; it was applied once.")
+
+
+def sent_twice(request: HttpRequest, viewer: Viewer, panel: str, form: Form) -> HttpResponse:
+    """The answer to a form whose key was applied already, found before acting or by the key's
+    unique row while acting: what the first sending did stands; the form comes back fresh."""
+    return panel_reply(request, viewer, panel, done=True, form=form, message=str(ALREADY_DONE))

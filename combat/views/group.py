@@ -1,7 +1,8 @@
 """The referee's group rolls: a group attack, an area effect, and their odds before the roll.
 
 Only the referee rolls for a group (players get 403). A form sent twice shows what its first
-sending did, as every roll form does (see ``rolls._roll_view``).
+sending did, as every roll form does (see ``panels.roll_view``). The registry names
+the rules systems that offer them.
 """
 
 from __future__ import annotations
@@ -9,47 +10,43 @@ from __future__ import annotations
 import dataclasses
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_POST
 
 from combat import group
 from combat.access import Viewer, referee_for, viewer_for
 from combat.errors import Refused, message_for
-from combat.group_forms import AreaEffectForm, GroupAttackForm, GroupForm
-from combat.models import LogEntry, PendingSave, RulesSystem
+from combat.group_forms import GroupForm
+from combat.models import LogEntry, PendingSave
+from combat.registry import Panel
 from combat.views.common import act_once, panel_reply
+from combat.views.panels import opened_by
 from rules.errors import RulesError
 
-# Each panel: its form, and the action its ``action_arguments`` are handed to.
-PANELS = {
-    "group_attack": (GroupAttackForm, group.attack_together),
-    "area": (AreaEffectForm, group.area_effect),
-}
 
-
-def _group_referee(request: HttpRequest, slug: str) -> Viewer:
-    """The referee, at a table whose rules the group rolls follow: OSE's attack matrix and
-    save categories (Dolmenwood's and BECMI's tables do not offer them)."""
+def _group_referee(request: HttpRequest, slug: str, panel: Panel) -> Viewer:
+    """The referee, at a table whose rules offer this group roll (the registry says which)."""
     viewer = referee_for(request, slug)
-    if viewer.encounter.system != RulesSystem.OSE:
-        raise Http404
+    opened_by(viewer, panel)
     return viewer
 
 
-def _group_view(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
-    viewer = _group_referee(request, slug)
-    form_class, act = PANELS[panel]
+def panel(request: HttpRequest, slug: str, panel: Panel) -> HttpResponse:
+    """A group roll's form (GET), or the form posted: every entry the action made, the first
+    standing for them (as a one-time key's first result)."""
+    viewer = _group_referee(request, slug, panel)
     if request.method != "POST":
-        return _reply(request, viewer, panel, form_class(viewer=viewer))
-    form = form_class(request.POST, viewer=viewer)
+        return _reply(request, viewer, panel.key, panel.form(viewer=viewer))
+    form = panel.form(request.POST, viewer=viewer)
     once = request.POST.get("once", "")
-    # Every entry the action made; the first one stands for them (as a key's first result).
-    done, entry = act_once(viewer, once, form, lambda: act(viewer, **form.action_arguments())[0])
+    done, entry = act_once(
+        viewer, once, form, lambda: panel.act(viewer, **form.action_arguments())[0]
+    )
     if done:
-        return _applied(request, viewer, panel, form, entry)
-    return _reply(request, viewer, panel, form)
+        return _applied(request, viewer, panel.key, form, entry)
+    return _reply(request, viewer, panel.key, form)
 
 
 def _reply(
@@ -69,25 +66,12 @@ def _applied(
     return _reply(request, after, panel, fresh, done=True, results=results)
 
 
-@require_http_methods(["GET", "POST"])
-def group_attack(request: HttpRequest, slug: str) -> HttpResponse:
-    return _group_view(request, slug, "group_attack")
-
-
-@require_http_methods(["GET", "POST"])
-def area_effect(request: HttpRequest, slug: str) -> HttpResponse:
-    return _group_view(request, slug, "area")
-
-
-@require_GET
-def odds_preview(request: HttpRequest, slug: str, panel: str) -> HttpResponse:
+def odds(request: HttpRequest, slug: str, panel: Panel) -> HttpResponse:
     """Each attack's or each target's odds as the form describes them so far, recomputed as
     the form changes."""
-    viewer = _group_referee(request, slug)
-    if panel not in PANELS:
-        return HttpResponse(status=404)
-    form = PANELS[panel][0](request.GET, viewer=viewer)
-    return render(request, "combat/_group_odds.html", {"form": form, "panel": panel})
+    viewer = _group_referee(request, slug, panel)
+    form = panel.form(request.GET, viewer=viewer)
+    return render(request, "combat/_group_odds.html", {"form": form, "panel": panel.key})
 
 
 @require_POST

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from combat import actions
+from combat import table
 from combat.access import Viewer, grant_referee, grant_seat, refereed_ids, seat_in, viewer_for
 from combat.forms import EncounterForm, JoinForm
 from combat.live.state import visible_log
@@ -27,10 +27,10 @@ def home(request: HttpRequest) -> HttpResponse:
         encounter = form.save()
         grant_referee(request.session, encounter)
         return redirect("encounter", encounter.slug)
-    return render(request, "combat/home.html", {"form": form, "mine": _my_encounters(request)})
+    return render(request, "combat/home.html", {"form": form, "mine": my_encounters(request)})
 
 
-def _my_encounters(request: HttpRequest) -> list[Encounter]:
+def my_encounters(request: HttpRequest) -> list[Encounter]:
     """Encounters this browser referees or sits in, newest first, to reopen them."""
     ids = refereed_ids(request.session)
     ids |= {int(pk) for pk in request.session.get("seats", {})}
@@ -56,10 +56,10 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         try:
             with transaction.atomic():
                 seat = Seat.objects.create(encounter=encounter, name=form.cleaned_data["name"])
-                actions.touch(
+                table.touch(
                     Viewer(encounter, is_referee=False, seat=seat), form.cleaned_data["once"]
                 )
-        except actions.Repeated:
+        except table.Repeated:
             # Sent twice at once: the first sending took the seat and set this browser's
             # session; this answer leaves the session as that one left it.
             return redirect("encounter", encounter.slug)

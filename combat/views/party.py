@@ -12,13 +12,12 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from combat import actions, party
+from combat import party, table
 from combat.access import Viewer, grant_referee, grant_seat, referee_for, viewer_for
 from combat.models import Encounter
 from combat.party_forms import MoveOnForm, PartyFileForm
 from combat.transfer import Refused
-from combat.views.common import panel_reply
-from combat.views.table import ALREADY_DONE
+from combat.views.common import ALREADY_DONE, panel_reply
 from combat.views.transfer import capped_upload, json_download, read_upload
 
 
@@ -34,7 +33,7 @@ def move_on(request: HttpRequest, slug: str) -> HttpResponse:
     """The next encounter with this party: the referee lands on it, its referee."""
     viewer = referee_for(request, slug)
     form = MoveOnForm(request.POST or None, viewer=viewer)
-    if request.method == "POST" and actions.first_result(viewer, request.POST.get("once", ""))[0]:
+    if request.method == "POST" and table.first_result(viewer, request.POST.get("once", ""))[0]:
         return _went_on(request, viewer, form)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -42,7 +41,7 @@ def move_on(request: HttpRequest, slug: str) -> HttpResponse:
             new = party.move_on(
                 viewer, name=data["name"], carried=data["carried"], once=data["once"]
             )
-        except actions.Repeated:
+        except table.Repeated:
             return _went_on(request, viewer, form)
         except Refused as refused:  # a member whose stored values no party file would take
             form.add_error(None, refused.message)
@@ -107,12 +106,12 @@ def import_file(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method != "POST" or not form.is_valid():
         return panel_reply(request, viewer, "party_import", form=form)
     fresh = PartyFileForm()
-    if actions.first_result(viewer, form.cleaned_data["once"])[0]:
+    if table.first_result(viewer, form.cleaned_data["once"])[0]:
         return panel_reply(request, viewer, "party_import", form=fresh, message=str(ALREADY_DONE))
     try:
         raw = read_upload(request, party.PARTY_FILE)
         added = party.import_party(viewer, raw, form.cleaned_data["once"])
-    except actions.Repeated:
+    except table.Repeated:
         return panel_reply(request, viewer, "party_import", form=fresh, message=str(ALREADY_DONE))
     except Refused as refused:
         form.add_error("file", refused.message)

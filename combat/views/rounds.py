@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from combat import actions, rounds
+from combat import rounds, table
 from combat.access import Viewer, referee_for
 from combat.errors import Refused, message_for
 from combat.fragments import logged_once
@@ -243,7 +243,7 @@ def end(request: HttpRequest, viewer: Viewer) -> HttpResponse:
 def _share(request: HttpRequest, viewer: Viewer) -> HttpResponse:
     """Share the summary and end the fight, once, as the round stood when it was drawn."""
     once = request.POST.get("once", "")
-    done, entry = actions.first_result(viewer, once)
+    done, entry = table.first_result(viewer, once)
     if done:  # sent twice: what the first sending did
         return panel_reply(request, viewer, "message", done=True, result=entry)
     if request.POST.get("at") != rounds.marker(viewer.encounter):
@@ -264,8 +264,8 @@ def _share(request: HttpRequest, viewer: Viewer) -> HttpResponse:
             shares=data["shares"],
             once=data["once"],
         )
-    except actions.Repeated as repeated:
-        entry = actions.first_result(viewer, repeated.key)[1]
+    except table.Repeated as repeated:
+        entry = table.first_result(viewer, repeated.key)[1]
     except Refused as refused:
         if refused.code == "summary_changed":
             return _summary_changed(request, viewer, form)

@@ -2,39 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import messages
 from django.db import transaction
-from django.forms import Form
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from combat import actions, bestiary, party, zones
+from combat import bestiary, editing, party, table, zones
 from combat.access import Viewer, grant_referee, referee_for
-from combat.forms import CombatantForm, EncounterSettingsForm, MergingForm, QuickAddForm
+from combat.forms import CombatantForm, EncounterSettingsForm, QuickAddForm
 from combat.models import Combatant, Kind, Seat
 from combat.transfer import Refused
-from combat.views.common import encounter_url, page, panel_reply
+from combat.views.common import (
+    added_message,
+    encounter_url,
+    page,
+    panel_reply,
+    saved_message,
+    sent_before,
+    sent_twice,
+)
 from rules import ose
-
-
-def _sent_before(request: HttpRequest, viewer: Viewer) -> bool:
-    """Whether this form's one-time key was applied already (a double tap, a retry)."""
-    return actions.first_result(viewer, request.POST.get("once", ""))[0]
-
-
-def _saved_message(form: MergingForm) -> str | None:
-    """Said after saving an edit: which fields someone else had changed meanwhile (kept)."""
-    labels = form.changed_labels()
-    if not labels:
-        return None
-    return _("Changed by someone else while you edited, and kept: %(fields)s.") % {
-        "fields": ", ".join(labels)
-    }
 
 
 def _kept(monster: Combatant, viewer: Viewer) -> str:
@@ -46,31 +34,13 @@ def _kept(monster: Combatant, viewer: Viewer) -> str:
     return bestiary.saved_message(entry, new)
 
 
-def _added(data: dict[str, Any]) -> str:
-    """Said after quick-add: how many monsters joined, under which names."""
-    count, name = data["count"], data["name"]
-    names = f"{name} 1–{count}" if count > 1 else name
-    return ngettext(
-        "%(count)s monster added: %(names)s.", "%(count)s monsters added: %(names)s.", count
-    ) % {"count": count, "names": names}
-
-
-ALREADY_DONE = gettext_lazy("That form was sent twice; it was applied once.")
-
-
-def _sent_twice(request: HttpRequest, viewer: Viewer, panel: str, form: Form) -> HttpResponse:
-    """The answer to a form whose key was applied already, found before acting or by the key's
-    unique row while acting: what the first sending did stands; the form comes back fresh."""
-    return panel_reply(request, viewer, panel, done=True, form=form, message=str(ALREADY_DONE))
-
-
 @require_http_methods(["GET", "POST"])
 def combatant_new(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = referee_for(request, slug)
     form = CombatantForm(request.POST or None, encounter=viewer.encounter)
     fresh = CombatantForm(encounter=viewer.encounter)
-    if request.method == "POST" and _sent_before(request, viewer):
-        return _sent_twice(request, viewer, "combatant", fresh)
+    if request.method == "POST" and sent_before(request, viewer):
+        return sent_twice(request, viewer, "combatant", fresh)
     if request.method == "POST" and form.is_valid():
         try:
             with transaction.atomic():
@@ -78,9 +48,9 @@ def combatant_new(request: HttpRequest, slug: str) -> HttpResponse:
                 combatant.encounter = viewer.encounter
                 combatant.save()
                 zones.sync(combatant, viewer.encounter)  # hit locations: its body's zones
-                actions.touch(viewer, form.cleaned_data["once"])
-        except actions.Repeated:
-            return _sent_twice(request, viewer, "combatant", fresh)
+                table.touch(viewer, form.cleaned_data["once"])
+        except table.Repeated:
+            return sent_twice(request, viewer, "combatant", fresh)
         return panel_reply(request, viewer, "combatant", done=True, form=fresh, saved=combatant)
     return panel_reply(request, viewer, "combatant", form=form)
 
@@ -91,13 +61,13 @@ def combatant_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     combatant = get_object_or_404(Combatant, pk=pk, encounter=viewer.encounter)
     form = CombatantForm(request.POST or None, instance=combatant, encounter=viewer.encounter)
     fresh = CombatantForm(encounter=viewer.encounter)
-    if request.method == "POST" and _sent_before(request, viewer):
-        return _sent_twice(request, viewer, "combatant", fresh)
+    if request.method == "POST" and sent_before(request, viewer):
+        return sent_twice(request, viewer, "combatant", fresh)
     if request.method == "POST" and form.is_valid():
         try:
-            current = actions.save_edit(viewer, form, combatant)
-        except actions.Repeated:
-            return _sent_twice(request, viewer, "combatant", fresh)
+            current = editing.save_edit(viewer, form, combatant)
+        except table.Repeated:
+            return sent_twice(request, viewer, "combatant", fresh)
         if form.conflicts:
             stale = form.with_current_values(current)
             return panel_reply(request, viewer, "combatant", form=stale, editing=current)
@@ -107,7 +77,7 @@ def combatant_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             "combatant",
             done=True,
             saved=current,
-            message=_saved_message(form),
+            message=saved_message(form),
             form=fresh,
         )
     return panel_reply(request, viewer, "combatant", form=form, editing=combatant)
@@ -120,7 +90,7 @@ def combatant_delete(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     with transaction.atomic():
         removed, _by_model = Combatant.objects.filter(pk=pk, encounter=viewer.encounter).delete()
         if removed:
-            actions.touch(viewer)
+            table.touch(viewer)
     return panel_reply(request, viewer, "", done=True)
 
 
@@ -137,7 +107,7 @@ def combatant_toggle_hidden(request: HttpRequest, slug: str, pk: int) -> HttpRes
         if hidden != combatant.hidden:
             combatant.hidden = hidden
             combatant.save(update_fields=["hidden"])
-            actions.touch(viewer)
+            table.touch(viewer)
     return panel_reply(request, viewer, "", done=True)
 
 
@@ -146,14 +116,14 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = referee_for(request, slug)
     form = QuickAddForm(request.POST or None, encounter=viewer.encounter)
     fresh = QuickAddForm(encounter=viewer.encounter)
-    if request.method == "POST" and _sent_before(request, viewer):
-        return _sent_twice(request, viewer, "quick_add", fresh)
+    if request.method == "POST" and sent_before(request, viewer):
+        return sent_twice(request, viewer, "quick_add", fresh)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
             with transaction.atomic():
                 for number in range(1, data["count"] + 1):
-                    hp = ose.monster_hit_points(data["hp_dice"], rng=actions.RNG)
+                    hp = ose.monster_hit_points(data["hp_dice"], rng=table.RNG)
                     added = Combatant.objects.create(
                         encounter=viewer.encounter,
                         name=f"{data['name']} {number}" if data["count"] > 1 else data["name"],
@@ -171,10 +141,10 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
                         **form.monster_values(),
                     )
                     zones.sync(added, viewer.encounter)
-                actions.touch(viewer, data["once"])
-        except actions.Repeated:
-            return _sent_twice(request, viewer, "quick_add", fresh)
-        said = _added(data)
+                table.touch(viewer, data["once"])
+        except table.Repeated:
+            return sent_twice(request, viewer, "quick_add", fresh)
+        said = added_message(data)
         if data["keep"]:  # their stat block into the campaign's bestiary (combat.bestiary)
             said = f"{said} {_kept(added, viewer)}"
         if not request.htmx:  # a plain post is redirected: the page it lands on says it
@@ -187,10 +157,10 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
 def encounter_settings(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = referee_for(request, slug)
     form = EncounterSettingsForm(request.POST, instance=viewer.encounter, prefix="settings")
-    if form.is_valid() and not _sent_before(request, viewer):
+    if form.is_valid() and not sent_before(request, viewer):
         try:
-            current = actions.save_edit(viewer, form, viewer.encounter)
-        except actions.Repeated:  # sent twice at once: the other sending saved it
+            current = editing.save_edit(viewer, form, viewer.encounter)
+        except table.Repeated:  # sent twice at once: the other sending saved it
             return redirect(encounter_url(viewer))
         if form.conflicts:
             return page(request, viewer, settings_form=form.with_current_values(current))
@@ -198,7 +168,7 @@ def encounter_settings(request: HttpRequest, slug: str) -> HttpResponse:
         return (
             redirect(encounter_url(viewer))
             if not request.htmx
-            else panel_reply(request, viewer, "message", done=True, message=_saved_message(form))
+            else panel_reply(request, viewer, "message", done=True, message=saved_message(form))
         )
     if form.is_valid():  # sent twice: the first sending saved it
         return redirect(encounter_url(viewer))
@@ -226,5 +196,5 @@ def seat_remove(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     with transaction.atomic():
         removed, _by_model = Seat.objects.filter(pk=pk, encounter=viewer.encounter).delete()
         if removed:
-            actions.touch(viewer)
+            table.touch(viewer)
     return panel_reply(request, viewer, "", done=True)

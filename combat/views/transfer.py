@@ -23,7 +23,7 @@ from combat.transfer import (
     export_json,
     import_encounter,
 )
-from combat.views.pages import _my_encounters
+from combat.views.pages import my_encounters
 
 
 @require_GET
@@ -94,7 +94,7 @@ def import_file(request: HttpRequest) -> HttpResponse:
     except Refused as refused:
         context = {
             "form": EncounterForm(),
-            "mine": _my_encounters(request),
+            "mine": my_encounters(request),
             "import_error": refused.message,
         }
         return render(request, "combat/home.html", context, status=400)

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from combat import zones
 from combat.access import Viewer, referee_for, viewer_for
 from combat.body_fields import directions_for, preview_plan
-from combat.forms import _by_pk
+from combat.forms import by_pk
 from combat.models import Combatant
 from combat.views.common import act_once, panel_reply
 from combat.zone_forms import ZoneForm
@@ -84,7 +84,7 @@ def directions(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = viewer_for(request, slug)
     if not viewer.encounter.hit_locations:
         raise Http404
-    target = _by_pk(viewer.visible_list(), request.GET.get("target"))
+    target = by_pk(viewer.visible_list(), request.GET.get("target"))
     choices = directions_for(target)
     keys = [key for key, _label in choices]
     wanted = request.GET.get("direction")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import logging
+import random
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from html.parser import HTMLParser
@@ -18,6 +20,15 @@ from django.urls import reverse
 
 from combat.logs import RedactCapabilities
 from combat.models import Combatant, Encounter, Kind, Seat, Side
+
+
+def fixed_dice(monkeypatch: pytest.MonkeyPatch, rng: random.Random) -> random.Random:
+    """The server's dice (``combat.table.RNG``) replaced by ``rng`` in every module that took
+    them, so that a test can replay the same rolls (again, with a new ``rng``)."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("combat") and isinstance(getattr(module, "RNG", None), random.Random):
+            monkeypatch.setattr(module, "RNG", rng)
+    return rng
 
 
 @pytest.fixture

@@ -157,7 +157,7 @@ async def test_the_first_bump_confirms_the_rendered_copy_and_only_the_first(tabl
 
 async def test_a_stale_copy_rolls_back_everything_its_change_wrote(table):
     """``actions`` takes the copy's rows as locked; the stale number undoes the blow."""
-    from combat import actions
+    from combat import table as toolkit
 
     encounter, _referee, _players, _heroes, goblins = table
 
@@ -167,7 +167,7 @@ async def test_a_stale_copy_rolls_back_everything_its_change_wrote(table):
         rows = {c.pk: c for c in viewer.combatants}
         _elsewhere(encounter)
         with pytest.raises(Stale):
-            actions.change_hit_points(viewer, actor=rows[goblins[0].pk], action="damage", amount=5)
+            toolkit.change_hit_points(viewer, actor=rows[goblins[0].pk], action="damage", amount=5)
         assert Combatant.objects.get(pk=goblins[0].pk).hp == 50
         assert not LogEntry.objects.filter(encounter=encounter).exists()
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from combat import registry
 from combat.access import Viewer
-from combat.views.rolls import ROLLS
+from combat.views.panels import COMMON
 from rules.errors import RulesError
 
 from .conftest import character, monster
@@ -82,6 +83,12 @@ EXTRA_FIELDS = {
     "chance": ["natural", "label", "secret"],
     "becmi_attack": ["natural", "modifier", "damage_dice", "cover_material", "secret"],
     "becmi_save": ["natural", "modifier", "magical", "secret"],
+}
+
+
+# Every roll panel's form and action: the ones every table has and each rules system's.
+ROLLS = {key: (p.form, p.act) for key, p in COMMON.items()} | {
+    p.key: (p.form, p.act) for s in registry.systems() for p in s.panels if p.key in VALID
 }
 
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from combat import bestiary, classes, monsters, transfer
 from combat.models import BestiaryEntry, Combatant, Encounter, Kind, RulesSystem, Side
-from combat.systems import terms as systems
+from combat.systems import common as systems
+from combat.systems.dolmenwood import terms as dw_terms
 from rules import dice, ose
 
 from .conftest import character, monster
@@ -116,7 +117,7 @@ def test_a_dolmenwood_encounter_adds_b_x_monsters_converted_and_says_how(db, ref
     bandit = encounter.combatants.get(name__startswith="Bandit")
     b_x = {e.name: e.stats for e in bestiary.starter(RulesSystem.OSE).entries}
     assert hobgoblin.ac == 19 - b_x["Hobgoblin"]["ac"] == 13
-    assert systems.attack_bonus(hobgoblin) == 19 - ose.monster_thac0("1+1")
+    assert dw_terms.attack_bonus(hobgoblin) == 19 - ose.monster_thac0("1+1")
     for added, name in ((hobgoblin, "Hobgoblin"), (bandit, "Bandit")):
         saves = [getattr(added, f) for f in classes.SAVE_FIELDS]
         assert saves == [b_x[name][f] for f in classes.SAVE_FIELDS]

@@ -254,7 +254,7 @@ def test_an_entry_takes_the_next_numbers_and_its_key_in_one_statement_on_postgre
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from combat import actions
+    from combat import table as toolkit
     from combat.access import Viewer
     from combat.models import ActionKey
     from rules import dice
@@ -264,10 +264,10 @@ def test_an_entry_takes_the_next_numbers_and_its_key_in_one_statement_on_postgre
     d20 = dice.parse("1d20")
     start = (encounter.seq, encounter.public_seq)
     with CaptureQueriesContext(connection) as queries:
-        public = actions.free_roll(referee, expression=d20, label="", entered=None, once="k1")
+        public = toolkit.free_roll(referee, expression=d20, label="", entered=None, once="k1")
     asked = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]  # (the test's own)
     assert len(asked) == (1 if connection.vendor == "postgresql" else 3), asked
-    secret = actions.free_roll(referee, expression=d20, label="", entered=None, secret=True)
+    secret = toolkit.free_roll(referee, expression=d20, label="", entered=None, secret=True)
     assert (public.seq, public.public_seq) == (start[0] + 1, start[1] + 1)
     assert (secret.seq, secret.public_seq) == (start[0] + 2, None)
     assert (encounter.seq, encounter.public_seq) == (start[0] + 2, start[1] + 1)
@@ -284,8 +284,8 @@ def test_an_entry_takes_the_next_numbers_and_its_key_in_one_statement_on_postgre
             encounter.pk,
         )
     assert ActionKey.objects.get(encounter=encounter, key="k1").entry_id == public.pk
-    with pytest.raises(actions.Repeated):
-        actions.free_roll(referee, expression=d20, label="", entered=None, once="k1")
+    with pytest.raises(toolkit.Repeated):
+        toolkit.free_roll(referee, expression=d20, label="", entered=None, once="k1")
     encounter.refresh_from_db()
     assert (encounter.seq, encounter.public_seq) == (start[0] + 2, start[1] + 1)
     assert LogEntry.objects.filter(encounter=encounter).count() == 2

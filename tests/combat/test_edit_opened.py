@@ -14,7 +14,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from combat import actions
+from combat import editing
 from combat.forms import NOT_OPENED
 from combat.models import Combatant, Encounter, LogEntry
 
@@ -165,13 +165,13 @@ def test_an_empty_hit_points_field_never_puts_back_what_the_request_read(
     url = _edit_url(encounter, troll)
     form = _opened_form(referee, url)
     _damage(referee, encounter, troll, 5)
-    original = actions.save_edit
+    original = editing.save_edit
 
     def healed_meanwhile(viewer, form, row, once=""):
         Combatant.objects.filter(pk=troll.pk).update(hp=4988)
         return original(viewer, form, row, once)
 
-    monkeypatch.setattr(actions, "save_edit", healed_meanwhile)
+    monkeypatch.setattr(editing, "save_edit", healed_meanwhile)
     response = referee.post(url, form | {"hp": "", "ac": "2"}, **HX)
     assert response.status_code == 200
     troll.refresh_from_db()

@@ -69,7 +69,7 @@ ATTACK |= {"damage": DAMAGE, "killed": True}
 def test_an_attack_reads_alike_in_every_system_but_for_what_its_rules_add(language) -> None:
     from django.utils import translation
 
-    from combat.systems.terms import ATTACK_FORMS
+    from combat.labels import ATTACK_FORMS
 
     def said(data: dict) -> str:
         with translation.override(language):

@@ -422,7 +422,7 @@ async def test_a_change_counts_as_sent_once_the_server_has_written_it():
 async def test_a_monsters_hit_dice_given_later_bring_its_save_to_bestiary_button(table):
     """The referee's row offers to keep a monster in the bestiary once it has Hit Dice: a
     change of its Hit Dice alone redraws the row, not a copy kept from before."""
-    from combat import actions
+    from combat import table as toolkit
     from combat.access import Viewer
     from combat.models import Combatant
 
@@ -438,7 +438,7 @@ async def test_a_monsters_hit_dice_given_later_bring_its_save_to_bestiary_button
         with transaction.atomic():
             Combatant.objects.filter(pk=goblin.pk).update(hit_dice="2")
             current = type(encounter).objects.get(pk=encounter.pk)
-            actions.touch(Viewer(current, is_referee=True, seat=None))
+            toolkit.touch(Viewer(current, is_referee=True, seat=None))
 
     await sync_to_async(give_hit_dice)()
     assert "Save to bestiary" in row.search(await socket.receive_from(timeout=5)).group(0)
@@ -625,7 +625,7 @@ async def test_a_save_left_to_a_player_reaches_that_phone_only(table):
 async def test_a_waiting_save_says_what_it_needs_after_the_save_is_corrected(table):
     """A save left to a player says on its button what it needs: the referee correcting
     the character's saving throw redraws the button with the new number."""
-    from combat import actions
+    from combat import table as toolkit
     from combat.access import Viewer
     from combat.models import Combatant
 
@@ -642,7 +642,7 @@ async def test_a_waiting_save_says_what_it_needs_after_the_save_is_corrected(tab
         with transaction.atomic():
             Combatant.objects.filter(pk=heroes[0].pk).update(save_breath=value)
             current = type(encounter).objects.get(pk=encounter.pk)
-            actions.touch(Viewer(current, is_referee=True, seat=None))
+            toolkit.touch(Viewer(current, is_referee=True, seat=None))
 
     await sync_to_async(fireball)()
     assert "needs 13+" in await own_ws.receive_from(timeout=5)

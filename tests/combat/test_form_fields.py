@@ -90,7 +90,7 @@ def _panel(panel: str, language: str = "en", **context) -> str:
 
     from combat.models import Encounter
 
-    drawn = Template("{% load form_fields %}{% action_panel %}")
+    drawn = Template('{% include "combat/_panel.html" %}')
     with translation.override(language):
         return drawn.render(Context({"panel": panel, "encounter": Encounter(slug="s1"), **context}))
 

@@ -243,7 +243,9 @@ def test_serving_forces_debug_off_and_everything_settings_derive_from_it(setting
 def test_every_setting_computed_from_debug_is_forced_off_with_it() -> None:
     # A setting computed from DEBUG at import keeps the environment's DEBUG unless the serving
     # commands reset it too: this fails when someone adds one to settings.py.
-    source = Path(django_settings.BASE_DIR, "combat", "settings.py").read_text(encoding="utf-8")
+    source = Path(django_settings.BASE_DIR, "combat", "site", "settings.py").read_text(
+        encoding="utf-8"
+    )
     derived = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Assign) and any(

@@ -17,7 +17,6 @@ import contextlib
 import json
 import os
 import random
-import sys
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,7 +29,8 @@ from django.urls import reverse
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from combat import actions, group, rounds, zones
+from combat import group, rounds, zones
+from combat import table as toolkit
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.live.state import Audience, View, build_views, render_snapshot
@@ -49,15 +49,17 @@ from combat.models import (
     Side,
     Wrestle,
 )
-from combat.systems import terms as systems
 from combat.systems.becmi import actions as becmi
 from combat.systems.becmi import special as becmi_special
+from combat.systems.becmi import terms as becmi_terms
 from combat.systems.dolmenwood import actions as dolmenwood
+from combat.systems.dolmenwood import terms as dw_terms
+from combat.systems.ose import actions
 from combat.unseen import UNSEEN
 from rules import dice
 from rules.errors import RulesError
 
-from .conftest import character, monster
+from .conftest import character, fixed_dice, monster
 from .test_display import _display
 
 pytestmark = pytest.mark.django_db
@@ -67,7 +69,7 @@ HEX = "0123456789abcdef"
 D6 = dice.parse("1d6")
 # Individual initiative names combatants in its lines (group initiative names sides): oftener.
 MODES = [InitiativeMode.GROUP, InitiativeMode.INDIVIDUAL, InitiativeMode.INDIVIDUAL]
-REFUSALS = (Refused, RulesError, actions.AlreadyUndone, group.AlreadyRolled)
+REFUSALS = (Refused, RulesError, toolkit.AlreadyUndone, group.AlreadyRolled)
 
 
 # --- the table --------------------------------------------------------------------------------
@@ -249,10 +251,10 @@ def save(t: Table, data: st.DataObject) -> None:
     common = {"actor": actor, "modifier": 0, "natural": _natural(data), "secret": _secret(data)}
     system = t.encounter.system
     if system == RulesSystem.DOLMENWOOD:
-        category = data.draw(st.sampled_from(list(systems.DW_SAVES)), label="category")
+        category = data.draw(st.sampled_from(list(dw_terms.DW_SAVES)), label="category")
         dolmenwood.saving_throw(viewer, category=category, **common)
     elif system == RulesSystem.BECMI:
-        category = data.draw(st.sampled_from(list(systems.BECMI_SAVES)), label="category")
+        category = data.draw(st.sampled_from(list(becmi_terms.BECMI_SAVES)), label="category")
         becmi.saving_throw(viewer, category=category, **common)
     else:
         damage = data.draw(st.none() | st.integers(0, 8), label="damage")
@@ -265,7 +267,7 @@ def check(t: Table, data: st.DataObject) -> None:
     system = t.encounter.system
     if system == RulesSystem.DOLMENWOOD:
         if data.draw(st.booleans(), label="a skill"):
-            skill = _pick(data, systems.sheet_of(actor), "skill")
+            skill = _pick(data, dw_terms.sheet_of(actor), "skill")
             dolmenwood.skill_check(
                 t.referee(), skill=skill, target=skill.target, natural=_natural(data, 6), **common
             )
@@ -287,11 +289,11 @@ def hit_points(t: Table, data: st.DataObject) -> None:
     if how == "correct":
         with transaction.atomic():
             locked = Combatant.objects.select_for_update().get(pk=actor.pk)
-            actions.correct_hit_points(viewer, actor=locked, hp=amount - 3)
+            toolkit.correct_hit_points(viewer, actor=locked, hp=amount - 3)
     elif how == "rest":
-        actions.rest(viewer, actor=actor, days=1, interrupted=0, day_dice=None)
+        toolkit.rest(viewer, actor=actor, days=1, interrupted=0, day_dice=None)
     else:
-        actions.change_hit_points(viewer, actor=actor, action=how, amount=amount)
+        toolkit.change_hit_points(viewer, actor=actor, action=how, amount=amount)
 
 
 def free_roll(t: Table, data: st.DataObject) -> None:
@@ -304,7 +306,7 @@ def free_roll(t: Table, data: st.DataObject) -> None:
             t.referee(), kind="x_in_6", chance=3, natural=None, label=label, secret=secret
         )
         return
-    actions.free_roll(t.referee(), expression=D6, label=label, entered=None, secret=secret)
+    toolkit.free_roll(t.referee(), expression=D6, label=label, entered=None, secret=secret)
 
 
 def start(t: Table, data: st.DataObject) -> None:
@@ -411,7 +413,7 @@ def aftermath(t: Table, data: st.DataObject) -> None:
 def undo(t: Table, data: st.DataObject) -> None:
     undoable = [e for e in LogEntry.objects.filter(encounter_id=t.pk).order_by("-seq")[:8]]
     entry = _pick(data, [e for e in undoable if e.undoable], "entry")
-    actions.undo(t.referee(), entry)
+    toolkit.undo(t.referee(), entry)
 
 
 def group_attack(t: Table, data: st.DataObject) -> None:
@@ -748,11 +750,7 @@ def _play(data: st.DataObject, system: str, tally: Counter, rng: random.Random) 
 def _seeded_dice(monkeypatch: pytest.MonkeyPatch) -> random.Random:
     """The server's dice, from a seed each example draws: an example replays as it ran (the
     dead and the living decide what the next draws choose from)."""
-    rng, server = random.Random(), actions.RNG
-    for name, module in list(sys.modules.items()):
-        if name.startswith("combat.") and getattr(module, "RNG", None) is server:
-            monkeypatch.setattr(module, "RNG", rng)
-    return rng
+    return fixed_dice(monkeypatch, random.Random())
 
 
 def _scan(system: str, examples: int, monkeypatch: pytest.MonkeyPatch) -> Counter:
@@ -817,11 +815,11 @@ def test_undoing_the_round_a_hidden_foe_bled_to_death_in_does_not_name_it(monkey
     cut = lurker.zones["zone_max"][lurker.zones["keys"].index(arm)]
     zones.damage_zone(referee, combatant=lurker, zone=arm, amount=cut)
     with transaction.atomic():
-        actions.correct_hit_points(referee, actor=Combatant.objects.get(pk=lurker.pk), hp=1)
+        toolkit.correct_hit_points(referee, actor=Combatant.objects.get(pk=lurker.pk), hp=1)
     rounds.start(referee, surprise=False)
     ended = rounds.end_round(Viewer(Encounter.objects.get(pk=encounter.pk), True, None))
     assert Combatant.objects.get(pk=lurker.pk).dead and not ended.secret
-    undone = actions.undo(referee, ended)
+    undone = toolkit.undo(referee, ended)
     assert not undone.secret and undone.data["revived"] == [lurker.name]
     for url in (reverse("encounter", args=[encounter.slug]), reverse("log", args=[encounter.slug])):
         html = player.get(url).content.decode()

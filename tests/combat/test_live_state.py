@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from django.conf import settings
 
-from combat import actions
+from combat import table as toolkit
 from combat.access import Viewer
 from combat.live.state import State
 from combat.models import Combatant, Condition, Encounter, PendingSave, Seat
@@ -49,14 +49,14 @@ def _change_at_random(
         entries = list(encounter.log.filter(undone_by__isnull=True).exclude(kind="undo"))
         undoable = [entry for entry in entries if entry.undoable]
         if undoable:
-            actions.undo(viewer, dice.choice(undoable))
+            toolkit.undo(viewer, dice.choice(undoable))
     elif choice < undo + roll:
-        actions.free_roll(
+        toolkit.free_roll(
             viewer, expression=D20, label="", entered=None,
             secret=dice.random() < 0.5, once=f"r{step}",
         )  # fmt: skip
     else:
-        actions.change_hit_points(
+        toolkit.change_hit_points(
             viewer, actor=dice.choice(targets), action="damage", amount=1, once=f"h{step}"
         )
 
@@ -187,7 +187,7 @@ def test_what_changed_in_the_log_is_found_on_postgresql_without_reading_the_log(
 def test_a_state_read_for_other_audiences_than_the_last_reads_the_log_whole():
     encounter = Encounter.objects.create(name="Crypt")
     viewer = Viewer(encounter, is_referee=True, seat=None)
-    actions.free_roll(viewer, expression=D20, label="", entered=None, once="a")
+    toolkit.free_roll(viewer, expression=D20, label="", entered=None, once="a")
     players_only = State.load(encounter.pk, referee=False, players=True)
     state = State.load(encounter.pk, referee=True, players=True, previous=players_only)
     _same_logs(state, State.load(encounter.pk, referee=True, players=True))

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from combat import actions
+from combat import table as toolkit
 from combat.access import Viewer
 from combat.db.prepared import reading
 from combat.live import hub
@@ -89,10 +89,10 @@ def test_a_statement_after_the_read_drops_it(taken):
     goblin = monster(encounter, "Goblin", hp_max=50, hp=50)
     viewer = Viewer(encounter, is_referee=True, seat=None)
     with transaction.atomic():
-        actions.change_hit_points(viewer, actor=goblin, action="damage", amount=3, once="a")
+        toolkit.change_hit_points(viewer, actor=goblin, action="damage", amount=3, once="a")
         Combatant.objects.filter(pk=goblin.pk).update(name="Goblin chief")
     assert taken == [None]
-    actions.change_hit_points(viewer, actor=goblin, action="damage", amount=3, once="b")
+    toolkit.change_hit_points(viewer, actor=goblin, action="damage", amount=3, once="b")
     assert taken[-1] is not None
     assert live._KEPT.value is None and not connection.execute_wrappers
 
@@ -127,10 +127,10 @@ def test_a_worker_renders_from_an_announced_read_only_when_it_follows_its_state(
     behind = hub.TableHub(encounter.pk)
     render(behind, 0)
     viewer = Viewer(encounter, is_referee=True, seat=None)
-    actions.change_hit_points(viewer, actor=goblin, action="damage", amount=3, once="a")
+    toolkit.change_hit_points(viewer, actor=goblin, action="damage", amount=3, once="a")
     in_step = hub.TableHub(encounter.pk)
     seq = render(in_step, 0)[0].seq
-    actions.change_hit_points(viewer, actor=goblin, action="damage", amount=4, once="b")
+    toolkit.change_hit_points(viewer, actor=goblin, action="damage", amount=4, once="b")
     text = encoded(*taken[-1])
     with CaptureQueriesContext(connection) as asked:
         state, views = render(in_step, seq + 1, text)
@@ -151,9 +151,9 @@ def _two_hubs_and_a_read(taken) -> tuple[hub.TableHub, hub.TableHub, int, str]:
     behind, in_step = hub.TableHub(encounter.pk), hub.TableHub(encounter.pk)
     behind._install(hub._build(behind, audiences, 0))
     viewer = Viewer(encounter, is_referee=True, seat=None)
-    actions.change_hit_points(viewer, actor=goblin, action="damage", amount=3, once="a")
+    toolkit.change_hit_points(viewer, actor=goblin, action="damage", amount=3, once="a")
     in_step._install(hub._build(in_step, audiences, 0))
-    actions.change_hit_points(viewer, actor=goblin, action="damage", amount=4, once="b")
+    toolkit.change_hit_points(viewer, actor=goblin, action="damage", amount=4, once="b")
     return in_step, behind, in_step.state.seq + 1, encoded(*taken[-1])
 
 

@@ -451,7 +451,7 @@ def test_forms_without_odds_build_no_probe_of_themselves(encounter, goblin, monk
     def probe(form):
         raise AssertionError(f"a probe of {type(form).__name__}")
 
-    monkeypatch.setattr(odds, "_values", probe)
+    monkeypatch.setattr(odds, "form_values", probe)
     viewer = Viewer(encounter, is_referee=True, seat=None)
     for form_class in (HitPointsForm, RestForm):
         assert odds.for_form(form_class(viewer=viewer, initial={"actor": goblin.pk})) is None

@@ -16,7 +16,7 @@ import pytest
 from django.urls import reverse
 
 from combat.models import Encounter, LogEntry, RulesSystem
-from combat.systems import terms as systems
+from combat.systems import common as systems
 
 from .conftest import character, monster
 
@@ -256,7 +256,7 @@ def test_a_becmi_hit_lands_in_a_zone_with_hit_locations(referee, encounter, figh
 
 
 def test_the_settings_change_the_system_to_becmi_before_the_first_roll(referee, encounter):
-    from .test_dolmenwood import _settings
+    from .systems.dolmenwood.test_dolmenwood import _settings
 
     _settings(referee, encounter, system="dolmenwood")
     encounter.refresh_from_db()
@@ -364,7 +364,7 @@ def test_each_dolmenwood_odds_line_is_the_seeds_rule_counted_over_the_die(
 
 
 def test_switching_to_becmi_gives_the_monsters_becmis_thac0(referee, encounter):
-    from .test_dolmenwood import _settings
+    from .systems.dolmenwood.test_dolmenwood import _settings
 
     encounter.system = RulesSystem.OSE
     encounter.save()
@@ -378,7 +378,8 @@ def test_switching_to_becmi_gives_the_monsters_becmis_thac0(referee, encounter):
 
 
 def test_a_system_change_racing_a_roll_is_dropped_inside_the_transaction(referee, encounter):
-    from combat import actions
+    from combat import editing
+    from combat import table as toolkit
     from combat.access import Viewer
     from combat.forms import EncounterSettingsForm
     from rules import dice
@@ -392,7 +393,7 @@ def test_a_system_change_racing_a_roll_is_dropped_inside_the_transaction(referee
         {f"settings-{k}": v for k, v in values.items()}, instance=encounter, prefix="settings"
     )
     assert form.is_valid(), form.errors  # nothing rolled yet when the form was checked
-    actions.free_roll(viewer, expression=dice.parse("1d6"), label="", entered=None)
-    actions.save_edit(viewer, form, encounter)
+    toolkit.free_roll(viewer, expression=dice.parse("1d6"), label="", entered=None)
+    editing.save_edit(viewer, form, encounter)
     encounter.refresh_from_db()
     assert encounter.system == RulesSystem.BECMI

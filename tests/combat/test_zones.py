@@ -17,7 +17,12 @@ from django.test import Client
 from django.urls import reverse
 
 from combat import zones
+from combat.access import Viewer
+from combat.errors import Refused
 from combat.models import Combatant, Encounter, LogEntry
+from combat.systems.becmi import actions as becmi_actions
+from combat.systems.dolmenwood import actions as dolmenwood_actions
+from combat.systems.ose import actions as ose_actions
 from rules import hit_location as hl
 
 from .conftest import character, form_values, monster
@@ -940,6 +945,26 @@ def test_wounds_that_leave_a_combatant_unable_to_attack_refuse_its_attacks(table
     assert bara.hp == bara.hp_max
     assert _attack(referee, encounter, bara, goblin, location=40).status_code == 200
     assert encounter.log.count() == before + 1  # the unwounded still attack
+
+
+@pytest.mark.parametrize("system", ["ose", "becmi", "dolmenwood"])
+def test_every_systems_attack_refuses_an_attacker_whose_wounds_forbid_it(table, system):
+    """One attack skeleton (``combat.table.Attack``): the wounds rule is every system's."""
+    encounter, _referee, _player, bara, goblin = table
+    Encounter.objects.filter(pk=encounter.pk).update(system=system)
+    goblin.zones = goblin.zones | {"conditions": ["cannot_attack"]}
+    goblin.save(update_fields=["zones"])
+    attack = {
+        "ose": ose_actions.attack,
+        "becmi": becmi_actions.attack,
+        "dolmenwood": dolmenwood_actions.attack,
+    }[system]
+    viewer = Viewer(Encounter.objects.get(pk=encounter.pk), is_referee=True, seat=None)
+    common = {"mode": "melee", "modifier": 0, "natural": 18, "damage": None, "damage_dice": None}
+    with pytest.raises(Refused) as refused:
+        attack(viewer, actor=goblin, target=bara, **common)
+    assert refused.value.code == "wounds_prevent_attack"
+    assert attack(viewer, actor=bara, target=goblin, **common).data["attacker"] == "Bára"
 
 
 def test_zone_damage_and_bleeding_stop_at_0_hit_points_in_dolmenwood(table):

@@ -24,7 +24,7 @@ from rules.becmi import (
     roll_needed,
     thac0,
 )
-from rules.becmi_hit import _adj
+from rules.becmi_hit import adjustment
 from rules.core import Modifier
 from rules.errors import RulesError
 
@@ -370,13 +370,13 @@ ADJUSTMENTS = {
 
 @pytest.mark.parametrize(("score", "adj"), ADJUSTMENTS.items())
 def test_it_uses_the_bx_ability_adjustments(score, adj):
-    assert _adj(score) == adj
+    assert adjustment(score) == adj
 
 
 @pytest.mark.parametrize("score", [2, 19, "12", 12.0])
 def test_it_refuses_an_ability_score_off_the_table(score):
     with pytest.raises(RulesError) as err:
-        _adj(score)
+        adjustment(score)
     assert err.value.code == "ability_out_of_range"
 
 

@@ -1,7 +1,7 @@
 """What happens when someone attacks or saves at a BECMI / Rules Cyclopedia table: hit rolls
 through the hit table with range and cover, and the five saves by their BECMI names.
 
-As ``combat.actions``: one transaction, the rows locked, one log entry of keys and numbers
+As ``combat.table`` says: one transaction, the rows locked, one log entry of keys and numbers
 (``"system": "becmi"``), announced after commit; hit locations land a hit as for OSE.
 """
 
@@ -11,32 +11,89 @@ from typing import Any
 
 from django.db import transaction
 
+from combat import table
 from combat.access import Viewer
-from combat.actions import (
-    RNG,
-    _able,
-    _alive,
-    _attack_helpless,
-    _attack_pair,
-    _damage_data,
-    _hurt,
-    _locked,
-    _mods,
-    _record,
-    _secret,
-    helpless_outcome,
-)
-from combat.errors import Refused
 from combat.models import Combatant, EntryKind, LogEntry
 from combat.systems.becmi.forms import becmi_attack_inputs, becmi_save_modifiers
-from combat.systems.dolmenwood.actions import locate_hit
-from rules import becmi, dice, ose
+from rules import becmi, dice
 from rules.core import Modifier
 
 SYSTEM = "becmi"
 
 
-@transaction.atomic
+class BecmiAttack(table.Attack):
+    """An attack through BECMI's hit table, with range and cover; an AC easier than the
+    table's first row adds to the damage."""
+
+    def __init__(
+        self,
+        viewer: Viewer,
+        *,
+        range_band: str | None,
+        cover: str,
+        cover_material: str,
+        modifier: int,
+        natural: int | None,
+        **common: Any,
+    ):
+        super().__init__(viewer, **common)
+        self.range_band, self.cover, self.cover_material = range_band, cover, cover_material
+        self.modifier, self.natural = modifier, natural
+        self.result: becmi.AttackResult | None = None  # the roll, once made
+
+    def entry(self, attacker: Combatant, target: Combatant) -> dict[str, Any]:
+        return {
+            "system": SYSTEM,
+            "attacker": attacker.name,
+            "target": target.name,
+            "attack_name": self.attack_name,
+            "mode": self.mode,
+            "range": self.range_band or "",
+            "cover": self.cover,
+            "cover_material": self.cover_material,
+            "outcome": None,
+            "roll": None,
+            "damage": None,
+        }
+
+    def roll(self, attacker: Combatant, target: Combatant, data: dict[str, Any]) -> bool:
+        values = {
+            "mode": self.mode,
+            "range_band": self.range_band,
+            "cover": self.cover,
+            "cover_material": self.cover_material,
+            "modifier": self.modifier,
+        }
+        inputs = becmi_attack_inputs(attacker, values)
+        result = becmi.resolve_attack(
+            attacker.thac0, target.ac, rng=table.RNG, natural=self.natural, **inputs
+        )
+        self.result = result
+        data["outcome"] = result.outcome.value
+        if result.natural is not None:
+            data["roll"] = {
+                "sides": 20,
+                "natural": result.natural,
+                "entered": self.natural is not None,
+                "mods": table.modifiers(result.modifiers),
+                "total": result.total,
+                "needed": result.needed,
+                "success": result.hit,
+                "automatic": result.natural == 1,
+            }
+        return result.hit
+
+    def damage(self, attacker: Combatant, target: Combatant, data: dict[str, Any]) -> int | None:
+        total = super().damage(attacker, target, data)
+        assert total is not None
+        bonus = self.result.damage_bonus if self.result is not None else 0
+        if bonus:  # the hit table's bonus for an AC easier than its first row
+            total += bonus
+            data["damage"]["mods"] += table.modifiers([Modifier(bonus, "hit_table")])
+            data["damage"]["total"] = total
+        return total
+
+
 def attack(
     viewer: Viewer,
     *,
@@ -53,76 +110,27 @@ def attack(
     secret: bool = False,
     once: str = "",
     attack_name: str = "",  # a monster's attack from its button (combat.monsters)
-    **location: Any,  # hit locations: the attack form's fields for them (locate_hit)
+    **location: Any,  # hit locations: the attack form's fields for them (table.LOCATION_FIELDS)
 ) -> LogEntry:
-    attacker, target = _attack_pair(viewer, actor, target)
-    _able(_alive(attacker))
-    where = locate_hit(viewer, attacker, location)
-    if target.dead:
-        raise Refused("target_is_dead", name=target.name)
-    if helpless_outcome(viewer.encounter, target):  # as OSE's: hit without a roll, or slain
-        return _attack_helpless(
-            viewer, attacker, target, mode, damage, damage_dice, secret, once, where, attack_name
-        )
-    values = {
-        "mode": mode,
-        "range_band": range_band,
-        "cover": cover,
-        "cover_material": cover_material,
-        "modifier": modifier,
-    }
-    result = becmi.resolve_attack(
-        attacker.thac0, target.ac, rng=RNG, natural=natural, **becmi_attack_inputs(attacker, values)
-    )
-    data: dict[str, Any] = {
-        "system": SYSTEM,
-        "attacker": attacker.name,
-        "target": target.name,
-        "attack_name": attack_name,
-        "mode": mode,
-        "range": range_band or "",
-        "cover": cover,
-        "cover_material": cover_material,
-        "outcome": result.outcome.value,
-        "roll": None,
-        "damage": None,
-    }
-    if result.natural is not None:
-        data["roll"] = {
-            "sides": 20,
-            "natural": result.natural,
-            "entered": natural is not None,
-            "mods": _mods(result.modifiers),
-            "total": result.total,
-            "needed": result.needed,
-            "success": result.hit,
-            "automatic": result.natural == 1,
-        }
-    effects = []
-    if result.hit and damage is not None:
-        dealt = ose.resolve_damage(
-            damage, mode, strength=attacker.str_score, rng=RNG, entered=damage_dice
-        )
-        data["damage"] = _damage_data(dealt, damage_dice)
-        total = dealt.total + result.damage_bonus
-        if result.damage_bonus:  # the hit table's bonus for an AC easier than its first row
-            data["damage"]["mods"] += _mods([Modifier(result.damage_bonus, "hit_table")])
-            data["damage"]["total"] = total
-        if where is not None:
-            from combat import zones
-
-            effects.append(zones.land(where, attacker, target, damage, total, data))
-        else:
-            effect, data["killed"] = _hurt(target, total)
-            effects.append(effect)
-    return _record(
+    """``actor`` attacks ``target`` (:class:`BecmiAttack`, run as ``combat.table.Attack`` runs
+    every system's attack; a helpless target's entry is the classic one, as OSE's)."""
+    return BecmiAttack(
         viewer,
-        EntryKind.ATTACK,
-        data,
-        secret=_secret(viewer, secret, attacker, target),
-        effects=[e for e in effects if e["hp"] or "zones" in e],
+        actor=actor,
+        target=target,
+        mode=mode,
+        range_band=range_band,
+        cover=cover,
+        cover_material=cover_material,
+        modifier=modifier,
+        natural=natural,
+        damage=damage,
+        damage_dice=damage_dice,
+        secret=secret,
         once=once,
-    )
+        attack_name=attack_name,
+        location=location,
+    ).run()
 
 
 @transaction.atomic
@@ -137,9 +145,9 @@ def saving_throw(
     secret: bool = False,
     once: str = "",
 ) -> LogEntry:
-    actor = _alive(_locked(viewer, actor))
+    actor = table.alive(table.locked(viewer, actor))
     mods = becmi_save_modifiers(actor, {"modifier": modifier, "magical": magical})
-    result = becmi.resolve_save(actor.save_value(category), mods, rng=RNG, natural=natural)
+    result = becmi.resolve_save(actor.save_value(category), mods, rng=table.RNG, natural=natural)
     data = {
         "system": SYSTEM,
         "who": actor.name,
@@ -149,11 +157,13 @@ def saving_throw(
             "sides": 20,
             "natural": result.natural,
             "entered": natural is not None,
-            "mods": _mods(result.modifiers),
+            "mods": table.modifiers(result.modifiers),
             "total": result.total,
             "needed": result.target,
             "success": result.saved,
             "automatic": False,
         },
     }
-    return _record(viewer, EntryKind.SAVE, data, secret=_secret(viewer, secret, actor), once=once)
+    return table.record(
+        viewer, EntryKind.SAVE, data, secret=table.kept_secret(viewer, secret, actor), once=once
+    )

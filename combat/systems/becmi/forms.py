@@ -11,9 +11,10 @@ from django.utils.translation import gettext_lazy as _
 from combat.access import Viewer
 from combat.forms import AttackForm, RollForm, SystemOdds, form_values, situational
 from combat.models import Combatant
-from combat.systems import terms as systems
-from rules import dolmenwood as dw
-from rules.core import Modifier
+from combat.odds import location_odds
+from combat.systems.becmi import terms as systems
+from rules import becmi, ose
+from rules.core import Modifier, ability_modifier
 
 
 class BecmiAttackForm(AttackForm):
@@ -22,7 +23,7 @@ class BecmiAttackForm(AttackForm):
     bonuses to reach, and one under 2 turns into a damage bonus."""
 
     kept = (*AttackForm.kept, "range_band", "cover", "cover_material")
-    location_extras = True  # posture and wound dice reach the action (dolmenwood.locate_hit)
+    location_extras = True  # posture and wound dice reach the action (table.where)
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
@@ -53,8 +54,6 @@ class BecmiAttackForm(AttackForm):
         return data
 
     def system_odds(self) -> SystemOdds:
-        from rules import becmi
-
         values = form_values(self)
         attacker: Combatant = values["actor"]
         target: Combatant = values["target"]
@@ -75,17 +74,13 @@ class BecmiAttackForm(AttackForm):
         notes.append(str(_("A natural 1 always misses.")))
         odds = SystemOdds(result.needed, chance, notes=tuple(notes))
         if self.viewer.encounter.hit_locations:
-            from combat.odds import _location
-
-            odds = SystemOdds(odds.needed, chance, notes=odds.notes, location=_location(values))
+            odds = SystemOdds(odds.needed, chance, notes=odds.notes, location=location_odds(values))
         return odds
 
 
 def becmi_attack_inputs(attacker: Combatant, values: dict[str, Any]) -> dict[str, Any]:
     """The hit roll's choices: range (missiles), cover, and STR or DEX with the referee's
     modifier (the B/X adjustments, as ``rules.becmi_hit`` uses them)."""
-    from rules import ose
-
     return {
         "range_band": values.get("range_band") or None,
         "cover": values.get("cover") or "none",
@@ -112,8 +107,6 @@ class BecmiSaveForm(RollForm):
         self.without_dice_fields()
 
     def system_odds(self) -> SystemOdds:
-        from rules import becmi
-
         values = form_values(self)
         actor: Combatant = values["actor"]
         target = actor.save_value(values["category"])
@@ -125,7 +118,7 @@ class BecmiSaveForm(RollForm):
 def becmi_save_modifiers(actor: Combatant, values: dict[str, Any]) -> tuple[Modifier, ...]:
     mods = list(situational(values.get("modifier") or 0))
     if values.get("magical") and actor.wis_score is not None:
-        wis = dw.ability_modifier(actor.wis_score)  # the same B/X adjustments
+        wis = ability_modifier(actor.wis_score)  # the B/X adjustments
         if wis:
             mods.insert(0, Modifier(wis, "wis"))
     return tuple(mods)

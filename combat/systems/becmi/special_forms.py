@@ -15,22 +15,24 @@ from django.utils.translation import pgettext_lazy
 
 from combat import body_fields, bounded
 from combat.access import Viewer
+from combat.dice_input import EnteredDiceField, local_dice
 from combat.errors import message_for
 from combat.forms import (
     ActionForm,
+    CombatantsField,
     DiceField,
-    EnteredDiceField,
     RollForm,
-    _combatant_field,
-    _natural_field,
-    local_dice,
+    combatant_field,
+    form_values,
+    natural_field,
 )
-from combat.group_forms import CombatantsField
 from combat.models import AC_MAX, AC_MIN, Combatant, Kind, Side, Wrestle
 from combat.systems.becmi import special as special
+from rules import becmi_attack
 from rules import becmi_naval as naval
 from rules import becmi_striking as striking
 from rules import becmi_wrestling as wrestling
+from rules.becmi_hit import roll_needed
 from rules.errors import RulesError
 
 BLOWS = {
@@ -43,14 +45,8 @@ VESSELS = {
 }
 
 
-def _values(form: forms.Form) -> dict[str, Any]:
-    from combat.odds import _values as values_of
-
-    return values_of(form)
-
-
 def _d20(label: Any) -> forms.IntegerField:
-    field = _natural_field(20)
+    field = natural_field(20)
     field.label = label
     return field
 
@@ -87,7 +83,7 @@ class StrikeForm(RollForm):
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
         living = [c for c in viewer.visible_list() if c.kind != Kind.SHIP]
-        self.fields["target"] = _combatant_field(living, _("Target"), refusal="target_is_dead")
+        self.fields["target"] = combatant_field(living, _("Target"), refusal="target_is_dead")
         for name, label in (
             ("attacker_ft", _("Striker's height (ft)")),
             ("defender_ft", _("Defender's height (ft)")),
@@ -133,14 +129,14 @@ class StrikeForm(RollForm):
         return data
 
     def special_odds(self) -> StrikeOdds | None:
-        values = _values(self)
+        values = form_values(self)
         attacker, target = values.get("actor"), values.get("target")
         if attacker is None or target is None or attacker.pk == target.pk:
             return None
         haymaker = bool(values.get("haymaker"))
         modifier = values.get("modifier") or 0
         sizes = (values.get("attacker_ft"), values.get("defender_ft"))
-        damage = striking.strike_damage(special._strength(attacker), bool(values.get("pulled")))
+        damage = striking.strike_damage(special.strength(attacker), bool(values.get("pulled")))
         inputs = special.strike_inputs(
             attacker, target, haymaker=haymaker, modifier=modifier, sizes=sizes
         )
@@ -217,8 +213,8 @@ class WrestleStartForm(ActionForm):
         super().__init__(*args, viewer=viewer, **kwargs)
         bodies = [c for c in viewer.visible_list() if c.kind != Kind.SHIP]
         own = [c for c in viewer.controlled_list() if c.kind != Kind.SHIP]
-        self.fields["actor"] = _combatant_field(own, _("Who grabs"), refusal="dead_cannot_act")
-        self.fields["target"] = _combatant_field(bodies, _("Whom"), refusal="target_is_dead")
+        self.fields["actor"] = combatant_field(own, _("Who grabs"), refusal="dead_cannot_act")
+        self.fields["target"] = combatant_field(bodies, _("Whom"), refusal="target_is_dead")
         self.fields["attacker_helpers"] = CombatantsField(
             bodies, _("Helping the one who grabs"), "dead_cannot_act"
         )
@@ -272,7 +268,7 @@ class WrestleStartForm(ActionForm):
         return data
 
     def special_odds(self) -> WrestleOdds | None:
-        values = _values(self)
+        values = form_values(self)
         actor, target = values.get("actor"), values.get("target")
         if actor is None or target is None or actor.pk == target.pk:
             return None
@@ -370,7 +366,7 @@ class WrestleRoundForm(ActionForm):
         return data
 
     def special_odds(self) -> WrestleOdds | None:
-        values = _values(self)
+        values = form_values(self)
         wrestle = values.get("wrestle")
         if wrestle is None:
             return None
@@ -477,13 +473,13 @@ class RamForm(ActionForm):
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(
+        self.fields["actor"] = combatant_field(
             _ships(viewer.controlled_list()), _("Ship"), refusal="dead_cannot_act"
         )
-        self.fields["target"] = _combatant_field(
+        self.fields["target"] = combatant_field(
             viewer.visible_list(), _("Target"), refusal="target_is_dead"
         )
-        self.fields["natural"] = _natural_field(20)
+        self.fields["natural"] = natural_field(20)
         self.fields["damage_dice"] = EnteredDiceField(
             label=_("Damage dice rolled at the table"), max_length=100, required=False
         )
@@ -516,15 +512,13 @@ class RamForm(ActionForm):
         return data
 
     def special_odds(self) -> RamOdds | None:
-        values = _values(self)
+        values = form_values(self)
         ship, target = values.get("actor"), values.get("target")
         if ship is None or target is None or ship.pk == target.pk:
             return None
         modifier = values.get("modifier") or 0
         hit = special.ram_odds(target, modifier)
         low, high, mean = special.ram_damage_range(values["vessel"], target)
-        from rules.becmi_hit import roll_needed
-
         needed, _bonus = roll_needed(naval.RAM_THAC0, target.ac)
         against = str(special.ram_target(target))
         return RamOdds(min(max(needed - modifier, 2), 21), hit, low, high, mean, against)
@@ -549,13 +543,13 @@ class GrappleForm(ActionForm):
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(
+        self.fields["actor"] = combatant_field(
             _ships(viewer.controlled_list()), _("Ship"), refusal="dead_cannot_act"
         )
-        self.fields["target"] = _combatant_field(
+        self.fields["target"] = combatant_field(
             _ships(viewer.visible_list()), _("Ship grappled"), refusal="target_is_dead"
         )
-        self.fields["natural"] = _natural_field(6)
+        self.fields["natural"] = natural_field(6)
         self.fields["natural"].label = _("d6 rolled at the table")
         if viewer.is_referee:
             self.fields["secret"] = forms.BooleanField(label=_("Roll in secret"), required=False)
@@ -580,7 +574,7 @@ class GrappleForm(ActionForm):
         return data
 
     def special_odds(self) -> GrappleOdds | None:
-        values = _values(self)
+        values = form_values(self)
         if values.get("distance") is None:
             return None
         distance = values["distance"]
@@ -599,13 +593,13 @@ class HullDamageForm(ActionForm):
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(
+        self.fields["actor"] = combatant_field(
             _ships(viewer.controlled_list()), _("Ship"), refusal="target_is_dead"
         )
         self.order_fields(["actor", "hit_points"])
 
     def special_odds(self) -> int | None:
-        values = _values(self)
+        values = form_values(self)
         if values.get("hit_points") is None:
             return None
         return naval.hull_damage_from_hit_points(values["hit_points"])
@@ -635,7 +629,7 @@ class RepairForm(ActionForm):
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(
+        self.fields["actor"] = combatant_field(
             _ships(viewer.controlled_list()), _("Ship"), refusal="target_is_dead"
         )
         self.order_fields(["actor", "crew", "turns", "life_dice"])
@@ -649,7 +643,7 @@ class RepairForm(ActionForm):
         return data
 
     def special_odds(self) -> RepairOdds | None:
-        values = _values(self)
+        values = form_values(self)
         ship = values.get("actor")
         if ship is None:
             return None
@@ -666,7 +660,7 @@ class RowersForm(ActionForm):
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(
+        self.fields["actor"] = combatant_field(
             _ships(viewer.controlled_list()), _("Ship"), refusal="target_is_dead"
         )
         self.order_fields(["actor", "count"])
@@ -702,7 +696,7 @@ class BoardingForm(RollForm):
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
         bodies = [c for c in viewer.visible_list() if c.kind != Kind.SHIP]
-        self.fields["target"] = _combatant_field(bodies, _("Target"), refusal="target_is_dead")
+        self.fields["target"] = combatant_field(bodies, _("Target"), refusal="target_is_dead")
         self.fields["damage"].initial = local_dice("1d6")
         if not self.is_bound and "target" not in self.initial:
             actor = self.initial_actor()
@@ -728,9 +722,7 @@ class BoardingForm(RollForm):
         return data
 
     def special_odds(self) -> BoardingOdds | None:
-        from rules import becmi_attack
-
-        values = _values(self)
+        values = form_values(self)
         attacker, target = values.get("actor"), values.get("target")
         if attacker is None or target is None or attacker.pk == target.pk:
             return None
@@ -754,7 +746,7 @@ class RepairsFailForm(ActionForm):
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["actor"] = _combatant_field(
+        self.fields["actor"] = combatant_field(
             _ships(viewer.controlled_list()), _("Ship"), refusal="target_is_dead"
         )
 

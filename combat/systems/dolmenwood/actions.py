@@ -1,7 +1,7 @@
 """What happens when someone acts at a Dolmenwood table: skill and ability checks, saves,
 attacks against ascending AC, and the referee's chance rolls.
 
-As ``combat.actions``: each runs in one transaction, locks what it changes, asks
+As ``combat.table`` says: each runs in one transaction, locks what it changes, asks
 ``rules.dolmenwood``, appends one log entry (keys and numbers, ``"system": "dolmenwood"``)
 and announces the change after commit. Hit points never drop below 0 here.
 """
@@ -12,51 +12,15 @@ from typing import Any
 
 from django.db import transaction
 
+from combat import table
 from combat.access import Viewer
-from combat.actions import (
-    RNG,
-    _able,
-    _alive,
-    _attack_pair,
-    _locked,
-    _mods,
-    _record,
-    _secret,
-    _set_hp,
-    _where,
-    helpless_outcome,
-)
-from combat.errors import Refused
-from combat.models import Combatant, EntryKind, HelplessRule, LogEntry
-from combat.systems import terms as systems
+from combat.models import Combatant, EntryKind, LogEntry
+from combat.systems.dolmenwood import terms as systems
 from rules import dice
 from rules import dolmenwood as dw
 from rules.core import Modifier
 
 SYSTEM = "dolmenwood"
-
-
-def locate_hit(viewer: Viewer, attacker: Combatant, fields: dict[str, Any]) -> dict | None:
-    """How a hit is located when the encounter plays hit locations, from the attack form's
-    fields as ``actions.attack`` reads them (direction, heights, the d100, a monster's special
-    attack, wound dice, the target's posture); None when it does not."""
-    where = _where(
-        viewer,
-        attacker,
-        fields.get("direction"),
-        fields.get("attacker_ft"),
-        fields.get("weapon_ft"),
-        fields.get("location"),
-    )
-    if where is not None:
-        where["special"] = {
-            "kind": fields.get("special") or "",
-            "round": fields.get("hold_round"),
-            "escape": fields.get("escape"),
-        }
-        where["wound_dice"] = fields.get("wound_dice")
-        where["roll"]["posture"] = fields.get("posture") or ""
-    return where
 
 
 def _situational(value: int) -> tuple[Modifier, ...]:
@@ -68,7 +32,7 @@ def _roll(result: Any, *, sides: int, entered: bool) -> dict[str, Any]:
         "sides": sides,
         "natural": result.natural,
         "entered": entered,  # typed in from a die rolled at the table
-        "mods": _mods(result.modifiers),
+        "mods": table.modifiers(result.modifiers),
         "total": result.total,
         "needed": result.target,
         "success": result.outcome.value in ("success", "hit"),
@@ -88,9 +52,9 @@ def skill_check(
     secret: bool = False,
     once: str = "",
 ) -> LogEntry:
-    actor = _able(_alive(_locked(viewer, actor)))
+    actor = table.able(table.alive(table.locked(viewer, actor)))
     result = dw.resolve_skill_check(
-        skill.key, target, _situational(modifier), rng=RNG, natural=natural
+        skill.key, target, _situational(modifier), rng=table.RNG, natural=natural
     )
     data = {
         "system": SYSTEM,
@@ -100,7 +64,9 @@ def skill_check(
         "targets": list(skill.targets),
         "roll": _roll(result, sides=6, entered=natural is not None),
     }
-    return _record(viewer, EntryKind.SKILL, data, secret=_secret(viewer, secret, actor), once=once)
+    return table.record(
+        viewer, EntryKind.SKILL, data, secret=table.kept_secret(viewer, secret, actor), once=once
+    )
 
 
 @transaction.atomic
@@ -115,9 +81,9 @@ def ability_check(
     secret: bool = False,
     once: str = "",
 ) -> LogEntry:
-    actor = _able(_alive(_locked(viewer, actor)))
+    actor = table.able(table.alive(table.locked(viewer, actor)))
     result = dw.resolve_ability_check(
-        ability, score, _situational(modifier), rng=RNG, natural=natural
+        ability, score, _situational(modifier), rng=table.RNG, natural=natural
     )
     data = {
         "system": SYSTEM,
@@ -126,7 +92,9 @@ def ability_check(
         "score": score,
         "roll": _roll(result, sides=6, entered=natural is not None),
     }
-    return _record(viewer, EntryKind.CHECK, data, secret=_secret(viewer, secret, actor), once=once)
+    return table.record(
+        viewer, EntryKind.CHECK, data, secret=table.kept_secret(viewer, secret, actor), once=once
+    )
 
 
 @transaction.atomic
@@ -142,14 +110,14 @@ def saving_throw(
     secret: bool = False,
     once: str = "",
 ) -> LogEntry:
-    actor = _alive(_locked(viewer, actor))
+    actor = table.alive(table.locked(viewer, actor))
     result = dw.resolve_save(
         category,
         systems.dw_save_target(actor, category),
         _situational(modifier),
         magical=magical,
         wisdom=actor.wis_score,
-        rng=RNG,
+        rng=table.RNG,
         natural=natural,
     )
     data = {
@@ -161,10 +129,91 @@ def saving_throw(
         "roll": _roll(result, sides=20, entered=natural is not None),
         "damage": None,
     }
-    return _record(viewer, EntryKind.SAVE, data, secret=_secret(viewer, secret, actor), once=once)
+    return table.record(
+        viewer, EntryKind.SAVE, data, secret=table.kept_secret(viewer, secret, actor), once=once
+    )
 
 
-@transaction.atomic
+class DolmenwoodAttack(table.Attack):
+    """An attack against ascending AC with the attacker's attack bonus (STR for melee and
+    DEX for missiles, a character's only); damage at least 1, none against an immune
+    target, and hit points that stop at 0."""
+
+    def __init__(
+        self,
+        viewer: Viewer,
+        *,
+        weapon: str,
+        modifier: int,
+        natural: int | None,
+        dw_dice: tuple[str, int] | None,
+        **common: Any,
+    ):
+        super().__init__(viewer, **common)
+        self.weapon, self.modifier, self.natural, self.dw_dice = weapon, modifier, natural, dw_dice
+        self.immune = False  # whether the target is immune to the weapon, once asked
+
+    def entry(self, attacker: Combatant, target: Combatant) -> dict[str, Any]:
+        self.immune = systems.is_immune(target, self.weapon)
+        return {
+            "system": SYSTEM,
+            "attacker": attacker.name,
+            "target": target.name,
+            "mode": self.mode,
+            "weapon": self.weapon,
+            "attack_name": self.attack_name,
+            "roll": None,
+            "damage": None,
+            "immune": self.immune,
+        }
+
+    def helpless_entry(self, attacker: Combatant, target: Combatant, rule: str) -> dict[str, Any]:
+        return self.entry(attacker, target) | {"helpless": rule}
+
+    def roll(self, attacker: Combatant, target: Combatant, data: dict[str, Any]) -> bool:
+        character = attacker.kind != "monster"
+        result = dw.resolve_attack(
+            systems.attack_bonus(attacker),
+            target.ac,
+            self.mode,
+            _situational(self.modifier),
+            strength=attacker.str_score if character else None,
+            dexterity=attacker.dex_score if character else None,
+            rng=table.RNG,
+            natural=self.natural,
+        )
+        data["roll"] = _roll(result, sides=20, entered=self.natural is not None)
+        return result.hit
+
+    def damage(self, attacker: Combatant, target: Combatant, data: dict[str, Any]) -> int | None:
+        """The dice (or the weapon's, ``dw_dice``), STR for a character's melee, at least 1;
+        none lands on an immune target. With hit locations it lands in a zone, whose damage
+        is floored at 0 where it is stored (``combat.zones.hit_zone``)."""
+        expression, bonus = self.dw_dice or (str(self.dice), 0)
+        character = attacker.kind != "monster"
+        dealt = dw.resolve_damage(
+            expression,
+            self.mode,
+            (Modifier(bonus, "bonus"),) if bonus else (),
+            strength=attacker.str_score if character else None,
+            immune=self.immune,
+            rng=table.RNG,
+            naturals=self.damage_dice,
+        )
+        data["damage"] = {
+            "expr": expression,
+            "dice": list(dealt.naturals),
+            "entered": self.damage_dice is not None,
+            "mods": table.modifiers(dealt.modifiers),
+            "total": dealt.total,
+            "outcome": dealt.outcome.value,
+        }
+        return None if self.immune else dealt.total
+
+    def after_damage(self, hp: int, taken: int) -> int:
+        return dw.apply_damage(hp, min(taken, 10_000)).after  # never below 0
+
+
 def attack(
     viewer: Viewer,
     *,
@@ -180,113 +229,26 @@ def attack(
     secret: bool = False,
     once: str = "",
     attack_name: str = "",  # a monster's attack from its button (combat.monsters)
-    **location: Any,  # hit locations: the attack form's fields for them (locate_hit)
+    **location: Any,  # hit locations: the attack form's fields for them (table.LOCATION_FIELDS)
 ) -> LogEntry:
-    attacker, target = _attack_pair(viewer, actor, target)
-    _able(_alive(attacker))
-    # Hit locations: where a hit lands, as for OSE (combat.zones); off, None.
-    where = locate_hit(viewer, attacker, location)
-    if target.dead:
-        raise Refused("target_is_dead", name=target.name)
-    immune = systems.is_immune(target, weapon)
-    data: dict[str, Any] = {
-        "system": SYSTEM,
-        "attacker": attacker.name,
-        "target": target.name,
-        "mode": mode,
-        "weapon": weapon,
-        "attack_name": attack_name,
-        "roll": None,
-        "damage": None,
-        "immune": immune,
-    }
-    effects = []
-    rule = helpless_outcome(viewer.encounter, target)
-    if rule:
-        data["helpless"] = rule
-        if rule == HelplessRule.SLAIN:
-            effect, data["killed"] = _set_hp(target, 0)
-            return _record(
-                viewer,
-                EntryKind.ATTACK,
-                data,
-                secret=_secret(viewer, secret, attacker, target),
-                effects=[effect] if effect["hp"] else [],
-                once=once,
-            )
-        hit = True
-    else:
-        character = attacker.kind != "monster"
-        result = dw.resolve_attack(
-            systems.attack_bonus(attacker),
-            target.ac,
-            mode,
-            _situational(modifier),
-            strength=attacker.str_score if character else None,
-            dexterity=attacker.dex_score if character else None,
-            rng=RNG,
-            natural=natural,
-        )
-        data["roll"] = _roll(result, sides=20, entered=natural is not None)
-        hit = result.hit
-    if hit and damage is not None:
-        effects.append(
-            _deal_damage(attacker, target, mode, damage, dw_dice, damage_dice, immune, data, where)
-        )
-    return _record(
+    """``actor`` attacks ``target`` (:class:`DolmenwoodAttack`, run as ``combat.table.Attack``
+    runs every system's attack)."""
+    return DolmenwoodAttack(
         viewer,
-        EntryKind.ATTACK,
-        data,
-        secret=_secret(viewer, secret, attacker, target),
-        effects=[e for e in effects if e["hp"] or "zones" in e],
+        actor=actor,
+        target=target,
+        mode=mode,
+        weapon=weapon,
+        modifier=modifier,
+        natural=natural,
+        dw_dice=dw_dice,
+        damage=damage,
+        damage_dice=damage_dice,
+        secret=secret,
         once=once,
-    )
-
-
-def _deal_damage(
-    attacker: Combatant,
-    target: Combatant,
-    mode: str,
-    damage: dice.DiceExpression,
-    dw_dice: tuple[str, int] | None,
-    damage_dice: list[int] | None,
-    immune: bool,
-    data: dict[str, Any],
-    where: dict[str, Any] | None,
-) -> dict[str, Any]:
-    """A hit's damage: the dice, STR for melee, at least 1, none against an immune target;
-    hit points floored at 0. With hit locations the damage lands in a zone."""
-    expression, bonus = dw_dice or (str(damage), 0)
-    character = attacker.kind != "monster"
-    dealt = dw.resolve_damage(
-        expression,
-        mode,
-        (Modifier(bonus, "bonus"),) if bonus else (),
-        strength=attacker.str_score if character else None,
-        immune=immune,
-        rng=RNG,
-        naturals=damage_dice,
-    )
-    data["damage"] = {
-        "expr": expression,
-        "dice": list(dealt.naturals),
-        "entered": damage_dice is not None,
-        "mods": _mods(dealt.modifiers),
-        "total": dealt.total,
-        "outcome": dealt.outcome.value,
-    }
-    if immune:
-        data["killed"] = False
-        return {"combatant": target.pk, "hp": 0}
-    if where is not None:
-        from combat import zones
-
-        # Hit points stop at 0 there too: a Dolmenwood zone's damage is floored where it is
-        # stored (combat.zones.hit_zone), for the referee's zone panel and bleeding alike.
-        return zones.land(where, attacker, target, damage, dealt.total, data)
-    change = dw.apply_damage(target.hp, min(dealt.total, 10_000))
-    effect, data["killed"] = _set_hp(target, change.after)
-    return effect
+        attack_name=attack_name,
+        location=location,
+    ).run()
 
 
 @transaction.atomic
@@ -301,9 +263,9 @@ def chance_roll(
     once: str = "",
 ) -> LogEntry:
     if kind == "x_in_6":
-        result = dw.resolve_x_in_6(chance, rng=RNG, natural=natural)
+        result = dw.resolve_x_in_6(chance, rng=table.RNG, natural=natural)
     else:
-        result = dw.resolve_percentage(chance, rng=RNG, natural=natural)
+        result = dw.resolve_percentage(chance, rng=table.RNG, natural=natural)
     data = {
         "system": SYSTEM,
         "kind": kind,
@@ -313,4 +275,6 @@ def chance_roll(
         "entered": natural is not None,
         "success": result.success,
     }
-    return _record(viewer, EntryKind.CHANCE, data, secret=_secret(viewer, secret), once=once)
+    return table.record(
+        viewer, EntryKind.CHANCE, data, secret=table.kept_secret(viewer, secret), once=once
+    )

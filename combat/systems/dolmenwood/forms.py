@@ -26,14 +26,15 @@ from combat.forms import (
     RollForm,
     StoredScore,
     SystemOdds,
-    _natural_field,
     form_values,
+    natural_field,
     rules_error,
     situational,
 )
-from combat.labels import ABILITIES
+from combat.labels import ABILITIES, ATTACK_FORMS, IMMUNITIES
 from combat.models import THAC0_MAX, THAC0_MIN, Combatant, Kind
-from combat.systems import terms as systems
+from combat.odds import location_odds
+from combat.systems.dolmenwood import terms as systems
 from rules import dice, ose
 from rules import dolmenwood as dw
 from rules.errors import RulesError
@@ -192,7 +193,7 @@ class DolmenwoodAttackForm(AttackForm):
     modifier_limit = 10
     modifier_help = ROLL_MODIFIER_HELP
     kept = (*AttackForm.kept, "weapon")
-    location_extras = True  # posture and wound dice reach the action (dolmenwood.locate_hit)
+    location_extras = True  # posture and wound dice reach the action (table.where)
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
@@ -202,7 +203,7 @@ class DolmenwoodAttackForm(AttackForm):
         ]
         self.fields["weapon"] = forms.ChoiceField(
             label=_("Weapon"),
-            choices=list(systems.ATTACK_FORMS.items()),
+            choices=list(ATTACK_FORMS.items()),
             initial="mundane",
             required=False,
         )
@@ -239,10 +240,8 @@ class DolmenwoodAttackForm(AttackForm):
         notes.append(str(_("A natural 1 always misses, a natural 20 always hits.")))
         odds = SystemOdds(target.ac, chance, notes=tuple(notes))
         if self.viewer.encounter.hit_locations:
-            from combat.odds import _location
-
             odds = SystemOdds(
-                odds.needed, odds.chance, notes=odds.notes, location=_location(values)
+                odds.needed, odds.chance, notes=odds.notes, location=location_odds(values)
             )
         return odds
 
@@ -255,7 +254,7 @@ class DolmenwoodAttackForm(AttackForm):
         return (
             str(
                 _("%(target)s is immune to %(weapon)s: a hit deals no damage.")
-                % {"target": target.name, "weapon": systems.IMMUNITIES[weapon]}
+                % {"target": target.name, "weapon": IMMUNITIES[weapon]}
             ),
         )
 
@@ -303,7 +302,7 @@ class ChanceForm(ActionForm):
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        self.fields["natural"] = _natural_field(100)
+        self.fields["natural"] = natural_field(100)
         self.fields["natural"].help_text = _(
             "Leave empty and the server rolls; a d100's 00 is 100."
         )
@@ -352,16 +351,9 @@ class SkillSheetField(forms.CharField):
             ) from None
 
 
-DOLMENWOOD_FIELDS = ("attack_bonus", "wis_score", "skills", "immunities")
-
-
-def adapt_combatant_form(form: forms.ModelForm, dolmenwood: bool) -> None:
-    """The combatant form in the encounter's system: Dolmenwood's attack bonus, save names,
-    WIS, skills and immunities instead of THAC0; none of them for OSE."""
-    if not dolmenwood:
-        for name in DOLMENWOOD_FIELDS:
-            form.fields.pop(name, None)
-        return
+def adapt_combatant_form(form: forms.ModelForm) -> None:
+    """The combatant form at a Dolmenwood table: its attack bonus, save names, WIS, skills and
+    immunities instead of THAC0."""
     form.fields.pop("thac0", None)
     for key, name in systems.DW_SAVE_FIELDS.items():
         form.fields[name].label = systems.DW_SAVES[key]
@@ -378,7 +370,7 @@ def adapt_combatant_form(form: forms.ModelForm, dolmenwood: bool) -> None:
     form.fields["immunities"] = forms.MultipleChoiceField(
         label=_("Immune to"),
         required=False,
-        choices=list(systems.IMMUNITIES.items()),
+        choices=list(IMMUNITIES.items()),
         widget=forms.CheckboxSelectMultiple,
     )
     form.fields["ac"].help_text = _("Ascending: higher is better.")

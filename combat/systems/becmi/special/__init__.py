@@ -2,10 +2,11 @@
 between two combatants that lasts across rounds) and naval combat (ships as combatants whose
 hit points are hull points: ramming, grappling, boarding, monster damage to hulls, repairs).
 
-As ``combat.actions``: one transaction each, the rows locked, one log entry of keys and numbers
-(``data["becmi"]`` names the action), announced after commit. What an entry changed besides hit
-points (a knock-out, a hold, a ship's rowers and repairs) is in ``data["restore"]``, which
-``undo`` puts back; hit points come back through the entry's effects as for any other entry.
+As ``combat.table`` says: one transaction each, the rows locked, one log entry of keys and
+numbers (``data["becmi"]`` names the action), announced after commit. What an entry changed
+besides hit points (a knock-out, a hold, a ship's rowers and repairs) is in
+``data["restore"]``, which ``undo`` puts back; hit points come back through the entry's
+effects as for any other entry.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, Condition, EntryKind, Hold, LogEntry, Wrestle
-from combat.systems.becmi.special.common import _strength
+from combat.systems.becmi.special.common import strength
 from combat.systems.becmi.special.naval import (
     ShipView,
     add_ship,
@@ -88,7 +89,6 @@ __all__ = [
     "HoldView",
     "ShipView",
     "Side",
-    "_strength",
     "active_between",
     "add_ship",
     "basic_ac",
@@ -116,6 +116,7 @@ __all__ = [
     "ship_view",
     "sides_of",
     "start_wrestle",
+    "strength",
     "strike",
     "strike_inputs",
     "strike_odds",

@@ -5,37 +5,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from combat.actions import _mods
+from combat import table
 from combat.models import Combatant, Kind
 from rules.core import Modifier
 
 
-def _situational(value: int) -> tuple[Modifier, ...]:
+def situational(value: int) -> tuple[Modifier, ...]:
+    """The referee's modifier, as a roll's modifiers (none when 0)."""
     return (Modifier(value, "situational"),) if value else ()
 
 
-def _strength(combatant: Combatant) -> int | None:
+def strength(combatant: Combatant) -> int | None:
     """The STR score whose adjustment counts: a monster's is its own strength (None: 0)."""
     return None if combatant.kind == Kind.MONSTER else combatant.str_score
 
 
-def _hit_roll(attack: Any, entered: bool) -> dict[str, Any]:
-    return {
-        "natural": attack.natural,
-        "entered": entered,
-        "mods": _mods(attack.modifiers),
-        "total": attack.total,
-        "needed": attack.needed,
-        "success": attack.hit,
-    }
+def hit_roll(attack: Any, entered: bool) -> dict[str, Any]:
+    """A hit roll (``rules.becmi`` attack result) as the entry keeps it."""
+    return table.roll_data(attack, needed=attack.needed, success=attack.hit, entered=entered)
 
 
-def _save_roll(save: Any, entered: bool) -> dict[str, Any]:
-    return {
-        "natural": save.natural,
-        "entered": entered,
-        "mods": _mods(save.modifiers),
-        "total": save.total,
-        "needed": save.target,
-        "success": save.saved,
-    }
+def save_roll(save: Any, entered: bool) -> dict[str, Any]:
+    """A saving throw (``rules.becmi`` save result) as the entry keeps it."""
+    return table.roll_data(save, needed=save.target, success=save.saved, entered=entered)

@@ -9,23 +9,11 @@ from typing import Any
 
 from django.db import transaction
 
+from combat import table
 from combat.access import Viewer
-from combat.actions import (
-    RNG,
-    _able,
-    _alive,
-    _deal_damage,
-    _hurt,
-    _locked,
-    _locked_pair,
-    _record,
-    _secret,
-    _set_hp,
-    touch,
-)
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, Kind, LogEntry
-from combat.systems.becmi.special.common import _hit_roll, _situational
+from combat.systems.becmi.special.common import hit_roll, situational
 from rules import becmi_attack, ose
 from rules import becmi_naval as naval
 
@@ -111,8 +99,8 @@ def ram(
     once: str = "",
 ) -> LogEntry:
     """A galley rams a ship (hull points) or a creature (hit points): THAC0 19 to hit."""
-    ship, target = _locked_pair(viewer, actor, target)
-    _alive(_ship(ship))
+    ship, target = table.locked_pair(viewer, actor, target)
+    table.alive(_ship(ship))
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
     kind = ram_target(target)
@@ -120,8 +108,8 @@ def ram(
         vessel,
         kind,
         target.ac,
-        modifiers=_situational(modifier),
-        rng=RNG,
+        modifiers=situational(modifier),
+        rng=table.RNG,
         natural=natural,
         damage_naturals=damage_dice,
     )
@@ -132,7 +120,7 @@ def ram(
         "target": target.name,
         "vessel": str(result.vessel),
         "against": str(result.target),
-        "roll": _hit_roll(result.attack, natural is not None),
+        "roll": hit_roll(result.attack, natural is not None),
         "damage": None,
         "killed": False,
     }
@@ -143,15 +131,15 @@ def ram(
             "entered": damage_dice is not None,
             "total": result.damage,
         }
-        effect, data["killed"] = _hurt(target, result.damage)
+        effect, data["killed"] = table.hurt(target, result.damage)
         effects.append(effect)
         if before is not None:
             data["hull"] = _ship_line(target, before)
-    return _record(
+    return table.record(
         viewer,
         EntryKind.NAVAL,
         data,
-        secret=_secret(viewer, secret, ship, target),
+        secret=table.kept_secret(viewer, secret, ship, target),
         effects=effects,
         once=once,
     )
@@ -170,10 +158,10 @@ def grapple(
     once: str = "",
 ) -> LogEntry:
     """Grappling hooks thrown at 50 ft or less: 2 in 6, or by mutual agreement."""
-    ship, target = _locked_pair(viewer, actor, target)
-    _alive(_ship(ship))
+    ship, target = table.locked_pair(viewer, actor, target)
+    table.alive(_ship(ship))
     _ship(target)
-    result = naval.resolve_grapple(distance, mutual=mutual, rng=RNG, natural=natural)
+    result = naval.resolve_grapple(distance, mutual=mutual, rng=table.RNG, natural=natural)
     data = {
         "becmi": "grapple",
         "ship": ship.name,
@@ -185,15 +173,19 @@ def grapple(
         "outcome": str(result.outcome),
         "grappled": result.grappled,
     }
-    return _record(
-        viewer, EntryKind.NAVAL, data, secret=_secret(viewer, secret, ship, target), once=once
+    return table.record(
+        viewer,
+        EntryKind.NAVAL,
+        data,
+        secret=table.kept_secret(viewer, secret, ship, target),
+        once=once,
     )
 
 
 @transaction.atomic
 def hull_damage(viewer: Viewer, *, actor: Combatant, hit_points: int, once: str = "") -> LogEntry:
     """A magic or giant monster's damage to a hull: 1 hull point for each 5 hit points."""
-    ship = _ship(_locked(viewer, actor))
+    ship = _ship(table.locked(viewer, actor))
     if ship.dead:
         raise Refused("target_is_dead", name=ship.name)
     before = ship_view(ship)
@@ -207,10 +199,12 @@ def hull_damage(viewer: Viewer, *, actor: Combatant, hit_points: int, once: str 
     }
     effects = []
     if hull:
-        effect, data["killed"] = _hurt(ship, hull)
+        effect, data["killed"] = table.hurt(ship, hull)
         effects.append(effect)
     data["hull"] = _ship_line(ship, before)
-    return _record(viewer, EntryKind.NAVAL, data, secret=ship.hidden, effects=effects, once=once)
+    return table.record(
+        viewer, EntryKind.NAVAL, data, secret=ship.hidden, effects=effects, once=once
+    )
 
 
 @transaction.atomic
@@ -225,12 +219,12 @@ def repair(
 ) -> LogEntry:
     """Temporary repairs: five crew or more, 1 hull point a turn up to half the damage taken;
     they give way after 5d6 days (rolled now, said in the log)."""
-    ship = _ship(_locked(viewer, actor))
+    ship = _ship(table.locked(viewer, actor))
     if ship.dead:
         raise Refused("ship_sunk")
     before = ship_of(ship)
     after = before.repair(crew, turns)
-    life = naval.roll_repair_life(RNG, life_dice)
+    life = naval.roll_repair_life(table.RNG, life_dice)
     repaired = before.damage - after.damage
     data: dict[str, Any] = {
         "becmi": "repair",
@@ -250,13 +244,15 @@ def repair(
     ship.hull_repaired = after.temporary_repairs
     ship.save(update_fields=["hull_repaired"])
     data["hull"] = _ship_line(ship)
-    return _record(viewer, EntryKind.NAVAL, data, secret=ship.hidden, effects=effects, once=once)
+    return table.record(
+        viewer, EntryKind.NAVAL, data, secret=ship.hidden, effects=effects, once=once
+    )
 
 
 @transaction.atomic
 def repairs_fail(viewer: Viewer, *, actor: Combatant, once: str = "") -> LogEntry:
     """The 5d6 days are up: every temporarily repaired hull point is damage again."""
-    ship = _ship(_locked(viewer, actor))
+    ship = _ship(table.locked(viewer, actor))
     before = ship_view(ship)
     after = ship_of(ship).repairs_fail()
     lost = after.damage - ship_of(ship).damage
@@ -269,22 +265,24 @@ def repairs_fail(viewer: Viewer, *, actor: Combatant, once: str = "") -> LogEntr
     }
     effects = []
     if lost:
-        effect, data["killed"] = _hurt(ship, lost)
+        effect, data["killed"] = table.hurt(ship, lost)
         effects.append(effect)
     ship.hull_repaired = 0
     ship.save(update_fields=["hull_repaired"])
     data["hull"] = _ship_line(ship, before)
-    return _record(viewer, EntryKind.NAVAL, data, secret=ship.hidden, effects=effects, once=once)
+    return table.record(
+        viewer, EntryKind.NAVAL, data, secret=ship.hidden, effects=effects, once=once
+    )
 
 
 def _heal(ship: Combatant, points: int) -> tuple[dict[str, int], bool]:
-    return _set_hp(ship, min(ship.hp_max, ship.hp + points))
+    return table.set_hp(ship, min(ship.hp_max, ship.hp + points))
 
 
 @transaction.atomic
 def lose_rowers(viewer: Viewer, *, actor: Combatant, count: int, once: str = "") -> LogEntry:
     """Rowers lost: each full 10 % of them takes 10 % off the ship's speed."""
-    ship = _ship(_locked(viewer, actor))
+    ship = _ship(table.locked(viewer, actor))
     before = ship_view(ship)
     after = ship_of(ship).lose_rowers(count)
     data = {
@@ -298,7 +296,7 @@ def lose_rowers(viewer: Viewer, *, actor: Combatant, count: int, once: str = "")
     ship.rowers_lost = after.rowers_lost
     ship.save(update_fields=["rowers_lost"])
     data["hull"] = _ship_line(ship, before)
-    return _record(viewer, EntryKind.NAVAL, data, secret=ship.hidden, once=once)
+    return table.record(viewer, EntryKind.NAVAL, data, secret=ship.hidden, once=once)
 
 
 def boarding_inputs(
@@ -340,15 +338,15 @@ def board(
     once: str = "",
 ) -> LogEntry:
     """A blow in the boarding round: −2 to hit for the boarder, whose AC is 2 worse."""
-    attacker, target = _locked_pair(viewer, actor, target)
-    _able(_alive(attacker))
+    attacker, target = table.locked_pair(viewer, actor, target)
+    table.able(table.alive(attacker))
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
     inputs = boarding_inputs(
         attacker, boarding=boarding, target_boarding=target_boarding, modifier=modifier
     )
     result = becmi_attack.resolve_attack(
-        attacker.thac0, target.ac, rng=RNG, natural=natural, **inputs
+        attacker.thac0, target.ac, rng=table.RNG, natural=natural, **inputs
     )
     data: dict[str, Any] = {
         "becmi": "board",
@@ -357,25 +355,25 @@ def board(
         "boarding": boarding,
         "target_boarding": target_boarding,
         "ac": result.ac,
-        "roll": _hit_roll(result, natural is not None),
+        "roll": hit_roll(result, natural is not None),
         "damage": None,
         "killed": False,
     }
     effects = []
     if result.hit and damage is not None:
-        effects.append(_deal_damage(attacker, target, "melee", damage, damage_dice, data))
-    return _record(
+        effects.append(table.deal_damage(attacker, target, "melee", damage, damage_dice, data))
+    return table.record(
         viewer,
         EntryKind.NAVAL,
         data,
-        secret=_secret(viewer, secret, attacker, target),
+        secret=table.kept_secret(viewer, secret, attacker, target),
         effects=effects,
         once=once,
     )
 
 
 def ram_odds(target: Combatant, modifier: int) -> Fraction:
-    return naval.ram_odds(target.ac, _situational(modifier))
+    return naval.ram_odds(target.ac, situational(modifier))
 
 
 def ram_damage_range(vessel: str, target: Combatant) -> tuple[int, int, Fraction]:
@@ -416,5 +414,5 @@ def add_ship(
         hidden=hidden,
         **{f"save_{key}": value for key, value in saves.items()},
     )
-    touch(viewer, once)
+    table.touch(viewer, once)
     return ship

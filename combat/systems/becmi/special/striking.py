@@ -7,11 +7,11 @@ from typing import Any
 
 from django.db import transaction
 
+from combat import table
 from combat.access import Viewer
-from combat.actions import RNG, _able, _alive, _hurt, _locked_pair, _record, _secret
 from combat.errors import Refused
 from combat.models import Combatant, Condition, ConditionKind, EntryKind, Kind, LogEntry
-from combat.systems.becmi.special.common import _hit_roll, _save_roll, _situational, _strength
+from combat.systems.becmi.special.common import hit_roll, save_roll, situational, strength
 from rules import becmi_striking as striking
 
 DEFAULT_CON = 10  # a character whose CON is not given: the average score, no adjustment
@@ -41,11 +41,11 @@ def strike_inputs(
     return {
         "defender_con": constitution(target),
         "defender_save": target.save_death,
-        "attacker_str": _strength(attacker),
+        "attacker_str": strength(attacker),
         "haymaker": haymaker,
         "attacker_size": float(attacker_ft or attacker.height_ft),
         "defender_size": float(defender_ft or target.height_ft),
-        "modifiers": _situational(modifier),
+        "modifiers": situational(modifier),
     }
 
 
@@ -81,8 +81,8 @@ def strike(
 ) -> LogEntry:
     """A punch or a kick: the hit roll, then on a hit ``1 + STR adj`` damage (0 pulled), the
     stun roll and, if stunned, the save vs Death Ray; a failed save knocks out for t rounds."""
-    attacker, target = _locked_pair(viewer, actor, target)
-    _able(_alive(attacker))
+    attacker, target = table.locked_pair(viewer, actor, target)
+    table.able(table.alive(attacker))
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
     sizes = (attacker_ft, defender_ft)
@@ -91,7 +91,7 @@ def strike(
         attacker.thac0,
         target.ac,
         pulled=pulled,
-        rng=RNG,
+        rng=table.RNG,
         natural=natural,
         stun_natural=stun_natural,
         save_natural=save_natural,
@@ -105,7 +105,7 @@ def strike(
         "haymaker": result.haymaker,
         "pulled": result.pulled,
         "outcome": str(result.outcome),
-        "roll": _hit_roll(result.attack, natural is not None),
+        "roll": hit_roll(result.attack, natural is not None),
         "damage": result.damage if result.attack.hit else None,
         "con": result.defender_con,
         "stun": None,
@@ -120,21 +120,21 @@ def strike(
             "t": result.t,
         }
     if result.save is not None:
-        data["save"] = _save_roll(result.save, save_natural is not None)
+        data["save"] = save_roll(result.save, save_natural is not None)
     effects = []
     if result.attack.hit and result.damage:
-        effect, data["killed"] = _hurt(target, result.damage)
+        effect, data["killed"] = table.hurt(target, result.damage)
         effects.append(effect)
     if result.knocked_out and not target.dead:
         condition = Condition.objects.create(
             combatant=target, kind=ConditionKind.KNOCKED_OUT, rounds_left=result.knockout_rounds
         )
         data["restore"] = {"conditions": [condition.pk]}
-    return _record(
+    return table.record(
         viewer,
         EntryKind.STRIKE,
         data,
-        secret=_secret(viewer, secret, attacker, target),
+        secret=table.kept_secret(viewer, secret, attacker, target),
         effects=effects,
         once=once,
     )

@@ -9,8 +9,8 @@ from typing import Any
 
 from django.db import transaction
 
+from combat import table
 from combat.access import Viewer
-from combat.actions import RNG, _able, _alive, _hurt, _locked_pair, _mods, _record, _secret
 from combat.errors import Refused
 from combat.models import (
     AC_MAX,
@@ -23,9 +23,9 @@ from combat.models import (
     LogEntry,
     Wrestle,
 )
-from combat.systems.becmi.special.common import _save_roll, _strength
+from combat.systems.becmi.special.common import save_roll, strength
 from rules import becmi_wrestling as wrestling
-from rules.becmi_hit import _adj
+from rules.becmi_hit import adjustment
 from rules.core import Modifier
 
 
@@ -41,7 +41,7 @@ def basic_ac(combatant: Combatant) -> int:
     if combatant.kind == Kind.MONSTER:
         return combatant.ac
     # Held to the stored AC's range: the wrestling's row keeps it (rules.bounds).
-    return max(AC_MIN, min(AC_MAX, combatant.ac + _adj(combatant.dex_score)))
+    return max(AC_MIN, min(AC_MAX, combatant.ac + adjustment(combatant.dex_score)))
 
 
 def rating(combatant: Combatant, ac: int) -> int:
@@ -133,9 +133,9 @@ def _round(
         defender_save=defender.save_death,
         attacker_modifiers=a_side.helpers,
         defender_modifiers=d_side.helpers,
-        pinner_str=_strength(attacker),
+        pinner_str=strength(attacker),
         pinned_penalty=penalty,
-        rng=RNG,
+        rng=table.RNG,
         attacker_natural=attacker_natural,
         defender_natural=defender_natural,
         save_natural=save_natural,
@@ -150,16 +150,16 @@ def _round(
         "attacker_roll": {
             "natural": result.attacker_natural,
             "entered": attacker_natural is not None,
-            "mods": _mods(result.attacker_modifiers),
+            "mods": table.modifiers(result.attacker_modifiers),
             "total": result.attacker_total,
         },
         "defender_roll": {
             "natural": result.defender_natural,
             "entered": defender_natural is not None,
-            "mods": _mods(result.defender_modifiers),
+            "mods": table.modifiers(result.defender_modifiers),
             "total": result.defender_total,
         },
-        "save": _save_roll(result.pin_save, save_natural is not None) if result.pin_save else None,
+        "save": save_roll(result.pin_save, save_natural is not None) if result.pin_save else None,
         "damage": result.damage,
         "killed": False,
     }
@@ -171,7 +171,7 @@ def _wrestle_effects(
 ) -> list[dict[str, int]]:
     if not result.damage:
         return []
-    effect, data["killed"] = _hurt(defender, result.damage)
+    effect, data["killed"] = table.hurt(defender, result.damage)
     return [effect]
 
 
@@ -210,8 +210,8 @@ def start_wrestle(
 ) -> LogEntry:
     """The first round: a grab from free. Won, the two are wrestling (grabbed); lost or tied,
     the grab failed and nothing holds."""
-    attacker, defender = _locked_pair(viewer, actor, target)
-    _able(_alive(attacker))
+    attacker, defender = table.locked_pair(viewer, actor, target)
+    table.able(table.alive(attacker))
     if defender.dead:
         raise Refused("target_is_dead", name=defender.name)
     if active_between(viewer.encounter, attacker, defender):
@@ -239,11 +239,11 @@ def start_wrestle(
     data["defender_helpers"] = [c.name for c in defender_helpers]
     data["restore"] = {"wrestle": wrestle.pk, "state": _state(wrestle) | {"ended": True}}
     _save_wrestle(wrestle, str(result.hold), ended=result.hold == wrestling.Hold.FREE)
-    return _record(
+    return table.record(
         viewer,
         EntryKind.WRESTLE,
         data,
-        secret=_secret(viewer, secret, attacker, defender),
+        secret=table.kept_secret(viewer, secret, attacker, defender),
         once=once,
         names=[*attacker_helpers, *defender_helpers],
     )
@@ -275,7 +275,7 @@ def wrestle_round(
     """One more round of a hold: the winner moves it a step (the attacker towards the pin,
     the defender back towards free); a pinned defender saves or takes ``1 + STR adj``."""
     wrestle = _locked_wrestle(viewer, wrestle)
-    attacker, defender = _locked_pair(viewer, wrestle.attacker, wrestle.defender)
+    attacker, defender = table.locked_pair(viewer, wrestle.attacker, wrestle.defender)
     if attacker.dead or defender.dead:  # the hold ended with the death (rows no longer show it)
         raise Refused("wrestle_over")
     before = _state(wrestle)
@@ -293,11 +293,11 @@ def wrestle_round(
     data["broken"] = broken
     data["restore"] = {"wrestle": wrestle.pk, "state": before}
     _save_wrestle(wrestle, str(result.hold), ended=broken or defender.dead)
-    return _record(
+    return table.record(
         viewer,
         EntryKind.WRESTLE,
         data,
-        secret=_secret(viewer, secret, attacker, defender),
+        secret=table.kept_secret(viewer, secret, attacker, defender),
         effects=effects,
         once=once,
     )
@@ -318,7 +318,7 @@ def end_wrestle(viewer: Viewer, *, wrestle: Wrestle, once: str = "") -> LogEntry
         "restore": {"wrestle": wrestle.pk, "state": before},
     }
     hidden = wrestle.attacker.hidden or wrestle.defender.hidden
-    return _record(viewer, EntryKind.WRESTLE, data, secret=hidden, once=once)
+    return table.record(viewer, EntryKind.WRESTLE, data, secret=hidden, once=once)
 
 
 # What each side may try next, by hold: the attacker's step forward, the defender's back.

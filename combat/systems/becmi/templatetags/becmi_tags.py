@@ -1,5 +1,5 @@
-"""Template filters that say BECMI's special actions' keys (holds, what a wrestler may try
-next, blows, vessels, how a ship floats) in the viewer's language."""
+"""Template filters that say BECMI's keys in the viewer's language: its saves, range and cover;
+its special actions' holds, what a wrestler may try next, blows, vessels, how a ship floats."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from django import template
 from django.utils.translation import pgettext_lazy
 
 from combat.models import Combatant, Hold
+from combat.systems.becmi import terms
 from combat.systems.becmi.special import ShipView, ship_view
 from combat.systems.becmi.special_forms import BLOWS, VESSELS
+from combat.systems.common import reason_label
 
 register = template.Library()
 
@@ -46,9 +48,7 @@ def becmi_reason(key: str) -> str:
     """A modifier's reason; the hit roll's own (cover, the hit table) as the attack's words."""
     if key in REASONS:
         return str(REASONS[key])
-    from combat.systems.terms import REASONS as SYSTEM_REASONS
-
-    return str(SYSTEM_REASONS.get(key, key))
+    return str(reason_label(key))
 
 
 @register.filter
@@ -83,3 +83,28 @@ def ship_status_label(key: str) -> str:
 def ship_card(combatant: Combatant) -> ShipView:
 
     return ship_view(combatant)
+
+
+@register.filter
+def becmi_save_label(key: str) -> str:
+    return terms.BECMI_SAVES.get(key, key)
+
+
+@register.filter
+def becmi_save_letter(key: str) -> str:
+    return terms.BECMI_SAVE_LETTERS.get(key, key)
+
+
+@register.filter
+def range_label(key: str) -> str:
+    return terms.RANGES.get(key or "", key)
+
+
+@register.filter
+def cover_label(key: str) -> str:
+    return terms.COVERS.get(key, key)
+
+
+@register.simple_tag
+def becmi_save_keys() -> tuple[str, ...]:
+    return tuple(terms.BECMI_SAVES)

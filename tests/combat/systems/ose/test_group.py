@@ -14,13 +14,14 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from combat import actions, odds
+from combat import odds
+from combat import table as toolkit
 from combat.access import Viewer
 from combat.forms import AttackForm, SaveForm
 from combat.group_forms import AreaEffectForm, GroupAttackForm, kin_of
 from combat.models import Combatant, Encounter, LogEntry
 
-from .conftest import character, form_values, monster
+from ...conftest import character, fixed_dice, form_values, monster
 
 pytestmark = pytest.mark.django_db
 
@@ -104,7 +105,7 @@ def test_each_attack_of_a_group_is_the_single_attack_with_the_same_server_dice(
     referee, encounter, monkeypatch
 ):
     goblins, hero = _fight(encounter)
-    monkeypatch.setattr(actions, "RNG", random.Random(1234))
+    fixed_dice(monkeypatch, random.Random(1234))
     _post(
         referee,
         encounter,
@@ -118,7 +119,7 @@ def test_each_attack_of_a_group_is_the_single_attack_with_the_same_server_dice(
     alone = Encounter.objects.create(name="Alone")
     single_goblins, single_hero = _fight(alone)
     single_referee = _referee_of(alone)
-    monkeypatch.setattr(actions, "RNG", random.Random(1234))
+    fixed_dice(monkeypatch, random.Random(1234))
     for goblin in single_goblins:
         _post(
             single_referee,
@@ -365,7 +366,7 @@ def test_a_group_attack_sent_twice_at_once_is_applied_once(referee, encounter):
     form = GroupAttackForm(data, viewer=viewer)
     assert form.is_valid()
     group.attack_together(viewer, **form.action_arguments())
-    with pytest.raises(actions.Repeated):
+    with pytest.raises(toolkit.Repeated):
         group.attack_together(viewer, **form.action_arguments())
     assert len(_entries(encounter)) == 3
 
@@ -766,7 +767,7 @@ def test_the_area_form_offers_the_five_saves_and_what_a_save_does(referee, encou
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
 async def test_a_group_attack_and_an_area_effect_reach_a_players_socket():
-    from .test_fanout import _marker, _open
+    from ...test_fanout import _marker, _open
 
     def table():
         encounter = Encounter.objects.create(name="Live")

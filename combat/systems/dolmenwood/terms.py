@@ -1,9 +1,6 @@
-"""Each rules system's words and choices at the table: save categories, skills, the reasons
-a modifier is added, the forms of attack immunities name, and which systems may be chosen.
-
-The engine (``rules``) speaks in keys; this module says them in the viewer's language, per
-system, so a Dolmenwood table reads Doom and Listen where an OSE one reads Death ray or poison.
-"""
+"""Dolmenwood's words and sheets at the table: the five saves (Doom, Ray, Hold, Blast, Spell)
+stored in the five save columns, the skills on a combatant's sheet, the ascending attack bonus
+and what a weapon's form and a creature's immunities are called."""
 
 from __future__ import annotations
 
@@ -14,27 +11,10 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from combat.models import Combatant, Encounter, RulesSystem
-from rules import becmi, ose
+from combat.labels import IMMUNITIES
+from combat.models import Combatant
 from rules import dolmenwood as dw
-
-# Systems whose attacks, saves and checks work end to end at the table (BECMI's unarmed
-# striking, wrestling and naval combat are still to come).
-PLAYABLE = (RulesSystem.OSE, RulesSystem.BECMI, RulesSystem.DOLMENWOOD)
-
-
-def is_dolmenwood(encounter: Encounter) -> bool:
-    return encounter.system == RulesSystem.DOLMENWOOD
-
-
-def system_choices() -> list[tuple[str, Any]]:
-    return [(value, label) for value, label in RulesSystem.choices if value in PLAYABLE]
-
-
-def has_rolled(encounter: Encounter) -> bool:
-    """Whether anything was rolled or logged yet: the rules system is fixed from then on."""
-    return encounter.pk is not None and encounter.log.exists()
-
+from rules import ose
 
 # --- Dolmenwood saves: the five categories, stored in the five save columns in order -----------
 
@@ -232,115 +212,9 @@ def attack_bonus(combatant: Combatant) -> int:
     return ose.attack_bonus(combatant.thac0)
 
 
-ATTACK_FORMS = {
-    "mundane": pgettext_lazy("weapon", "ordinary weapon"),
-    "silver": pgettext_lazy("weapon", "silver weapon"),
-    "cold_iron": pgettext_lazy("weapon", "cold iron weapon"),
-    "magic": pgettext_lazy("weapon", "magic weapon"),
-    "fire": pgettext_lazy("weapon", "fire"),
-}
-IMMUNITIES = {
-    "mundane": pgettext_lazy("immunity", "ordinary weapons"),
-    "silver": pgettext_lazy("immunity", "silver weapons"),
-    "cold_iron": pgettext_lazy("immunity", "cold iron weapons"),
-    "magic": pgettext_lazy("immunity", "magic weapons"),
-    "fire": pgettext_lazy("immunity", "fire"),
-}
-
-
 def immunities_of(combatant: Combatant) -> list[str]:
     return [key for key in combatant.immunities or [] if key in IMMUNITIES]
 
 
 def is_immune(target: Combatant, weapon: str) -> bool:
     return dw.is_immune([weapon], immunities_of(target))
-
-
-# --- modifier reasons in the log and the odds ----------------------------------------------
-
-REASONS = {
-    "attack_bonus": pgettext_lazy("modifier reason", "attack bonus"),
-    "str": pgettext_lazy("modifier reason", "STR"),
-    "int": pgettext_lazy("modifier reason", "INT"),
-    "wis": pgettext_lazy("modifier reason", "WIS"),
-    "dex": pgettext_lazy("modifier reason", "DEX"),
-    "con": pgettext_lazy("modifier reason", "CON"),
-    "cha": pgettext_lazy("modifier reason", "CHA"),
-    "situational": pgettext_lazy("modifier reason", "situation"),
-    "bonus": pgettext_lazy("modifier reason", "damage bonus"),
-}
-
-
-# --- BECMI / Rules Cyclopedia ------------------------------------------------------------------
-
-
-def is_becmi(encounter: Encounter) -> bool:
-    return encounter.system == RulesSystem.BECMI
-
-
-# The Rules Cyclopedia's names for the five saves, stored in the same five columns as OSE's.
-BECMI_SAVES = {
-    "death": pgettext_lazy("becmi save", "Death Ray or Poison"),
-    "wands": pgettext_lazy("becmi save", "Magic Wands"),
-    "paralysis": pgettext_lazy("becmi save", "Paralysis or Turn to Stone"),
-    "breath": pgettext_lazy("becmi save", "Dragon Breath"),
-    "spells": pgettext_lazy("becmi save", "Rod, Staff or Spell"),
-}
-BECMI_SAVE_LETTERS = {
-    "death": pgettext_lazy("becmi save letter: death ray or poison", "D"),
-    "wands": pgettext_lazy("becmi save letter: magic wands", "W"),
-    "paralysis": pgettext_lazy("becmi save letter: paralysis or turn to stone", "P"),
-    "breath": pgettext_lazy("becmi save letter: dragon breath", "B"),
-    "spells": pgettext_lazy("becmi save letter: rod, staff or spell", "S"),
-}
-RANGES = {
-    "": pgettext_lazy("range", "melee (no range)"),
-    "short": pgettext_lazy("range", "short (+1)"),
-    "medium": pgettext_lazy("range", "medium (0)"),
-    "long": pgettext_lazy("range", "long (−1)"),
-}
-COVERS = {
-    "none": pgettext_lazy("cover", "none"),
-    "quarter": pgettext_lazy("cover", "a quarter"),
-    "half": pgettext_lazy("cover", "half"),
-    "three_quarters": pgettext_lazy("cover", "three quarters"),
-    "full": pgettext_lazy("cover", "full"),
-}
-COVER_MATERIALS = {
-    "soft": pgettext_lazy("cover", "soft (−1 to −4)"),
-    "hard": pgettext_lazy("cover", "hard (−2 to −6; full: impossible)"),
-}
-REASONS |= {
-    "range_short": pgettext_lazy("modifier reason", "short range"),
-    "range_long": pgettext_lazy("modifier reason", "long range"),
-    "hit_table": pgettext_lazy("modifier reason", "beyond the hit table"),
-    **{
-        f"cover_{material}_{cover}": pgettext_lazy("modifier reason", "cover")
-        for material in COVER_MATERIALS
-        for cover in COVERS
-    },
-}
-
-
-def monster_thac0(system: str, hit_dice: str) -> int:
-    """A monster's THAC0 by its Hit Dice from its system's table (BECMI's rows differ from
-    OSE's above 7 HD); Dolmenwood keeps OSE's, read as 19 − THAC0 for its attack bonus."""
-    if system == RulesSystem.BECMI:
-        return becmi.thac0("monster", hit_dice)
-    return ose.monster_thac0(hit_dice)
-
-
-def system_changed(encounter: Encounter) -> None:
-    """The encounter now plays another system (before any roll, inside the settings' own
-    transaction): its monsters take their THAC0 from that system's table by their Hit Dice."""
-    from combat.models import Kind
-    from rules.errors import RulesError
-
-    for monster in encounter.combatants.filter(kind=Kind.MONSTER).exclude(hit_dice=""):
-        try:
-            thac0 = monster_thac0(encounter.system, monster.hit_dice)
-        except RulesError:
-            continue
-        if thac0 != monster.thac0:
-            monster.thac0 = thac0
-            monster.save(update_fields=["thac0"])

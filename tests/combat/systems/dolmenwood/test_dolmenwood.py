@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from combat.models import Combatant, Encounter, LogEntry, RulesSystem
 
-from .conftest import character, form_values, monster
+from ...conftest import character, form_values, monster
 
 pytestmark = pytest.mark.django_db
 
@@ -592,7 +592,7 @@ def test_a_skill_sheet_that_cannot_be_read_is_a_form_error(referee, encounter):
 
 
 def test_a_dolmenwood_fight_runs_in_rounds_with_a_d6_per_side(referee, player, hunter, encounter):
-    from .test_rounds import _advance, _initiative, _page, _round_section, _start
+    from ...test_rounds import _advance, _initiative, _page, _round_section, _start
 
     goblin = monster(encounter, "Goblin", morale=7, ac=12)
     monster(encounter, "Goblin 2", morale=7, ac=12)

@@ -39,7 +39,7 @@ from combat.models import (
 from combat.templatetags.fray import percent
 from rules import becmi_striking, becmi_wrestling
 
-from .conftest import character, monster
+from ...conftest import character, monster
 
 
 @pytest.fixture
@@ -690,7 +690,7 @@ def test_the_referee_edits_a_ships_speed_and_crew(referee, encounter, cog, fight
         'name="speed"'
         not in referee.get(url(encounter, "combatant_edit", fighter.pk)).content.decode()
     )
-    from .conftest import form_values
+    from ...conftest import form_values
 
     values = form_values(page, edit) | {"speed": "90", "crew": "12"}
     referee.post(edit, values)
@@ -713,7 +713,7 @@ def test_the_referee_edits_a_ships_speed_and_crew(referee, encounter, cog, fight
 def test_any_strike_does_what_the_rules_say_and_undo_takes_it_all_back(
     encounter, fighter, ogre, natural, stun, save, haymaker, pulled
 ):
-    from combat import actions
+    from combat import table as toolkit
     from combat.systems.becmi import special as becmi_special
 
     referee = Viewer(encounter, is_referee=True, seat=None)
@@ -733,7 +733,7 @@ def test_any_strike_does_what_the_rules_say_and_undo_takes_it_all_back(
     if expected.knocked_out:
         assert knocked.get().rounds_left == expected.t
     if entry.undoable:
-        actions.undo(referee, entry)
+        toolkit.undo(referee, entry)
     ogre.refresh_from_db()
     assert ogre.hp == 25 and not Condition.objects.running().exists()
 
@@ -876,7 +876,7 @@ def test_every_panel_opens_for_whom_it_is_and_its_odds_take_any_junk(
 def test_any_wrestling_round_moves_the_hold_as_the_rules_say_and_undo_puts_it_back(
     encounter, fighter, ogre, start, a, d, save
 ):
-    from combat import actions
+    from combat import table as toolkit
     from combat.systems.becmi import special as becmi_special
 
     referee = Viewer(encounter, is_referee=True, seat=None)
@@ -896,7 +896,7 @@ def test_any_wrestling_round_moves_the_hold_as_the_rules_say_and_undo_puts_it_ba
     assert wrestle.hold == expected.hold
     assert wrestle.ended == (expected.hold == "free")
     assert ogre.hp == 25 - expected.damage
-    actions.undo(referee, entry)
+    toolkit.undo(referee, entry)
     wrestle.refresh_from_db()
     ogre.refresh_from_db()
     assert (wrestle.hold, wrestle.ended, ogre.hp) == (start, False, 25)

@@ -1,0 +1,46 @@
+"""The server's dice, and how a roll's modifiers and a damage roll are stored in a log entry."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from rules import dice
+from rules.core import Modifier
+
+RNG = secrets.SystemRandom()
+"""The server's random source, for every roll nobody typed in. A test that fixes the dice
+replaces it in every module that took it (``from combat.table import RNG``)."""
+
+
+def modifiers(applied: Sequence[Modifier]) -> list[list[Any]]:
+    """Modifiers as a log entry keeps them: ``[value, reason]`` pairs, the reason a key each
+    viewer reads in their own language."""
+    return [[m.value, m.reason] for m in applied]
+
+
+def roll_data(result: Any, *, needed: int, success: bool, entered: bool) -> dict[str, Any]:
+    """A d20 roll (``result`` with its natural, modifiers and total) as an entry keeps it:
+    ``entered`` says it was typed in from a die rolled at the table, not the server's roll."""
+    return {
+        "natural": result.natural,
+        "entered": entered,
+        "mods": modifiers(result.modifiers),
+        "total": result.total,
+        "needed": needed,
+        "success": success,
+    }
+
+
+def damage_data(dealt: Any, entered: list[int] | None) -> dict[str, Any]:
+    """A damage roll (``rules.ose.resolve_damage``'s result) as the entry's ``"damage"``;
+    ``entered``: the dice typed in from the table, if any."""
+    return {
+        "expr": dice.format_expression(dealt.roll.expression),
+        "dice": list(dealt.roll.naturals),
+        "entered": entered is not None,
+        "rolled": dealt.roll.total,
+        "mods": modifiers(dealt.modifiers),
+        "total": dealt.total,
+    }

@@ -1,0 +1,45 @@
+"""Undo: an entry of the log reversed by a new one (the referee's). The rolls themselves are
+panels (``combat.views.panels``)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from combat import table
+from combat.access import referee_for
+from combat.errors import Refused, message_for
+from combat.models import LogEntry
+from combat.views.common import panel_reply
+
+
+@require_POST
+def undo(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
+    viewer = referee_for(request, slug)
+    entry = get_object_or_404(LogEntry, encounter=viewer.encounter, seq=seq)
+    back = request.POST.get("next", "")
+    if (not request.htmx or request.htmx.boosted) and back.startswith(reverse("log", args=[slug])):
+        # From the whole-log page (no live panel there): apply, then back to that page. Its
+        # form is boosted only so that htmx asks first (hx-confirm): the page comes back whole.
+        try:
+            table.undo(viewer, entry)
+        except (table.AlreadyUndone, Refused):
+            pass
+        return redirect(back)
+    try:
+        result = table.undo(viewer, entry)
+    except Refused as refused:
+        return panel_reply(request, viewer, "message", message=message_for(refused))
+    except table.AlreadyUndone as done:
+        return panel_reply(
+            request,
+            viewer,
+            "message",
+            done=True,
+            result=done.undo,
+            message=_("That entry was already undone."),
+        )
+    return panel_reply(request, viewer, "message", done=True, result=result)

@@ -1,0 +1,54 @@
+"""A toy fourth rules system, all of it in this test package: one panel (a luck roll on a d6,
+4 or more is lucky) and one kind of log entry, registered through the registry alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from combat import table
+from combat.forms import RollForm
+from combat.models import Combatant, EntryKind
+from combat.registry import Panel, System
+
+KEY = "toy"
+
+
+class LuckForm(RollForm):
+    """Who tests their luck, and the d6 rolled at the table (empty: the server rolls)."""
+
+    sides = 6
+    kept = ("actor",)
+
+    def __init__(self, *args: Any, viewer: Any, **kwargs: Any) -> None:
+        super().__init__(*args, viewer=viewer, **kwargs)
+        self.without_dice_fields()
+
+
+@transaction.atomic
+def test_luck(
+    viewer: Any,
+    *,
+    actor: Combatant,
+    natural: int | None = None,
+    secret: bool = False,
+    once: str = "",
+    **_ignored: Any,
+) -> Any:
+    actor = table.alive(table.locked(viewer, actor))
+    rolled = natural if natural is not None else table.RNG.randint(1, 6)
+    data = {"system": KEY, "natural": rolled, "entered": natural is not None, "lucky": rolled >= 4}
+    return table.record(
+        viewer, EntryKind.CHECK, data, secret=table.kept_secret(viewer, secret, actor), once=once
+    )
+
+
+SYSTEM = System(
+    key=KEY,
+    label="Toy",
+    panels=(Panel("toy_luck", LuckForm, test_luck, "toy/luck/", "Test your luck", odds=False),),
+    attack_panel="toy_luck",
+    buttons="toy/_buttons.html",
+    log="toy/_log.html",
+)
