@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
+from django.db.models.enums import Choices
 from django.forms import BoundField
 from django.forms.models import ModelChoiceIteratorValue
 from django.forms.renderers import TemplatesSetting
@@ -129,6 +130,8 @@ class _Pickler(pickle.Pickler):
             return (_said, ("lazy", hasattr(value, "__html__"), _plain(str(value))))
         if kind is ModelChoiceIteratorValue:
             return (_said, ("choice", value.value))
+        if isinstance(value, Choices):  # a model's choice (RulesSystem.OSE): drawn as its value
+            return (_said, ("choices", _plain(str(value))))
         if value is _said:
             return NotImplemented  # written by its name
         raise _Unlike

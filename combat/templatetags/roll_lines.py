@@ -14,7 +14,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import pgettext
 
-from combat.labels import REASONS as BX_REASONS
+from combat.labels import REASONS
 from combat.systems import common
 from combat.templatetags.fray import signed
 
@@ -22,9 +22,10 @@ register = template.Library()
 
 
 def reason_label(key: Any) -> Any:
-    """A modifier's reason in the viewer's language, whichever system stored it: where two
-    systems name the same reason, they name it alike (the same message, "modifier reason")."""
-    return BX_REASONS[key] if key in BX_REASONS else common.reason_label(key)
+    """A modifier's reason in the viewer's language, whichever system stored it: B/X's, then
+    the other systems' (where two name the same reason, they name it alike: the same message,
+    "modifier reason")."""
+    return REASONS[key] if key in REASONS else common.reason_label(key)
 
 
 @register.simple_tag
@@ -55,7 +56,7 @@ def roll_line(roll: Any, under: bool = False) -> dict[str, Any]:
     return {"r": roll, "under": under}
 
 
-# Another system's roll says its own die: the same line.
+# Another system's roll (Dolmenwood, BECMI) says its own die: the same line.
 register.inclusion_tag("combat/log/_roll_line.html", name="system_roll_line")(roll_line)
 
 

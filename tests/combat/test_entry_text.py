@@ -67,8 +67,9 @@ ATTACK |= {"damage": DAMAGE, "killed": True}
 
 @pytest.mark.parametrize("language", ["en", "cs", "ru", "uk"])
 def test_an_attack_reads_alike_in_every_system_but_for_what_its_rules_add(language) -> None:
-    from combat.labels import ATTACK_FORMS
     from django.utils import translation
+
+    from combat.labels import ATTACK_FORMS
 
     def said(data: dict) -> str:
         with translation.override(language):
