@@ -2,8 +2,8 @@
 
 Every entry is drawn by templates: its first line by ``combat/log/_meta.html``; its text by
 its kind's template (``combat/log/_<kind>.html``: attacks, saves, checks, damage and healing,
-corrections, rests, free rolls, undos), its rules system's (the registry says which:
-``dolmenwood/_log.html``, ``becmi/_log.html``, ...), or the round's, hit locations' and group
+corrections, rests, free rolls, undos), its rules system's (the registry says which: each
+system's package holds its own), or the round's, hit locations' and group
 rolls' (``_log_round.html``, ``_zone_log.html``, ``_log_group.html``). Each gets the same
 context: ``entry``, ``d`` (its data), ``referee``, ``show_numbers``, ``undone_seq``.
 

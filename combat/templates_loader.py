@@ -104,18 +104,12 @@ def own_template_dirs() -> list[Path]:
 # Templates written for whoever draws them with one space between tags (``combat.fragments.tidy``:
 # log entries and rows) or for Django's form renderer: read as written, their line breaks being
 # where that space goes.
-AS_WRITTEN = (
-    "combat/log/",
-    "combat/forms/",
-    "django/forms/",
-    "combat/_combatant.html",
-    "becmi/_log_attack.html",
-    "dolmenwood/_log_attack.html",
-)
+AS_WRITTEN = ("combat/log/", "combat/forms/", "django/forms/", "combat/_combatant.html")
+AS_WRITTEN_ENDINGS = ("/_log_attack.html",)  # a rules system's attack, extending combat/log/'s
 
 
 def as_written(name: str) -> bool:
-    return name.startswith(AS_WRITTEN)
+    return name.startswith(AS_WRITTEN) or name.endswith(AS_WRITTEN_ENDINGS)
 
 
 class Loader(filesystem.Loader):

@@ -56,7 +56,7 @@ def roll_line(roll: Any, under: bool = False) -> dict[str, Any]:
     return {"r": roll, "under": under}
 
 
-# Another system's roll (Dolmenwood, BECMI) says its own die: the same line.
+# Another system's roll says its own die: the same line.
 register.inclusion_tag("combat/log/_roll_line.html", name="system_roll_line")(roll_line)
 
 
