@@ -9,8 +9,11 @@ whitespace between inline elements shows ("Aldric , Nim"). So, when a template i
   nothing between them. A tag is markup: an HTML tag (``<…>``), a template tag (``{% … %}``),
   a variable (``{{ … }}``) or a comment (``{# … #}``). So ``{{ name }}`` / ``{% if not
   forloop.last %}, {% endif %}`` on two lines write "Aldric, Nim", not "Aldric , Nim";
+* writes a line break between two attributes of an HTML tag as the one space it stands for
+  (an attribute that an ``{% if %}`` adds starts on a line of its own after that tag:
+  ``…"{% if oob %}`` / ``hx-swap-oob="true"{% endif %}>``);
 * keeps every other line break, where it stands for a space: between words, between a tag
-  and text, inside a tag between attributes;
+  and text;
 * leaves the lines inside ``<pre>``, ``<textarea>``, ``<script>`` and ``<style>`` as written,
   and those of a ``{% blocktranslate %}`` that spans lines: its text is its message id, which
   ``makemessages`` reads from the file as it is (``trimmed`` joins its lines, for both);
@@ -68,12 +71,38 @@ def _raw_after(line: str, raw: str | None) -> str | None:
         raw, position = (opened.group("element") or opened.group("tag")).lower(), opened.end()
 
 
+_MARKUP = re.compile(r"\{%.*?%\}|\{\{.*?\}\}|\{#.*?#\}")
+
+
+def _in_tag_after(line: str, inside: bool) -> bool:
+    """Whether ``line`` ends inside an HTML tag, between its attributes (``inside``: it
+    started inside one)."""
+    position, quote = 0, ""
+    while position < len(line):
+        markup = _MARKUP.match(line, position)
+        if markup:
+            position = markup.end()
+            continue
+        char = line[position]
+        if quote:
+            quote = "" if char == quote else quote
+        elif inside and char in "\"'":
+            quote = char
+        elif char == "<" and line[position + 1 : position + 2].isalpha():
+            inside = True
+        elif char == ">":
+            inside = False
+        position += 1
+    return inside and not quote
+
+
 def strip_indentation(source: str) -> str:
     """``source`` without its indentation, by the rules of this module's docstring."""
     body, ending = (source[:-1], "\n") if source.endswith("\n") else (source, "")
     out: list[str] = []
     raw: str | None = None
     joinable = False  # the last line kept ends with a tag, outside a raw element
+    in_tag = False  # ...or it ends between the attributes of an HTML tag
     for line in body.split("\n"):
         if raw is not None:  # inside a raw element: as written, its line break too
             out.append("\n" + line)
@@ -84,10 +113,11 @@ def strip_indentation(source: str) -> str:
         if not text.strip():
             continue
         if out and not (joinable and text.startswith(TAG_STARTS)):
-            out.append("\n")
+            out.append(" " if in_tag else "\n")
         out.append(text)
         raw = _raw_after(text, None)
         joinable = raw is None and text.endswith(TAG_ENDS)
+        in_tag = raw is None and _in_tag_after(text, in_tag)
     return "".join(out) + ending
 
 

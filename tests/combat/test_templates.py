@@ -103,12 +103,18 @@ def test_lines_long_for_their_message_are_few():
         # Inline elements on one line keep the space between them; on two lines they touch.
         ('<a class="b">x</a> <a class="b">y</a>', '<a class="b">x</a> <a class="b">y</a>'),
         ("<span>a</span>\n<span>b</span>", "<span>a</span><span>b</span>"),
-        # Inside a tag, a line break between attributes stays whitespace.
-        ('<a href="x"\n   class="y">z</a>', '<a href="x"\nclass="y">z</a>'),
+        # Inside a tag, a line break between attributes is the one space it stands for; an
+        # attribute an {% if %} adds starts the line after that tag.
+        ('<a href="x"\n   class="y">z</a>', '<a href="x" class="y">z</a>'),
         (
-            '<section id="r"\n  {% if oob %} hx-swap-oob="true"{% endif %}\n  role="status">',
-            '<section id="r"\n{% if oob %} hx-swap-oob="true"{% endif %}\nrole="status">',
+            '<section id="r"{% if oob %}\n    hx-swap-oob="true"{% endif %}\n    role="status">',
+            '<section id="r"{% if oob %} hx-swap-oob="true"{% endif %} role="status">',
         ),
+        (
+            '<div hx-select="#p > *"\n    class="x">\n  <p>a</p>',
+            '<div hx-select="#p > *" class="x"><p>a</p>',
+        ),
+        ("<p>a > b\n  and c</p>", "<p>a > b\nand c</p>"),
         # Blank lines go; trailing spaces stay (a line ending in a space keeps its break).
         ("<div>\n\n  <p>a</p>\n   \n</div>", "<div><p>a</p></div>"),
         ("<b>a</b> \n<b>c</b>", "<b>a</b> \n<b>c</b>"),
