@@ -8,8 +8,9 @@ from decimal import Decimal
 from typing import Any
 
 from django import forms
+from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
@@ -81,12 +82,9 @@ def with_preview(form: forms.Form, slug: str) -> None:
     """A picture of the body chosen under its field, drawn anew as the choice changes
     (``combat.views.zones.body_preview``)."""
     triggers = ", ".join(f"change from:#id_{name}" for name in ("body", "wings", "tail", "legs"))
-    form.fields["body"].help_text = format_html(
-        '<span class="body-preview" hx-get="{}" hx-trigger="load, {}" hx-include="closest form"'
-        ' hx-params="body,wings,tail,legs" hx-target="this" hx-swap="innerHTML"></span>',
-        reverse("body_preview", args=[slug]),
-        triggers,
-    )
+    context = {"url": reverse("body_preview", args=[slug]), "triggers": triggers}
+    preview = render_to_string("combat/forms/_body_preview.html", context).strip()
+    form.fields["body"].help_text = mark_safe(preview)  # drawn by the template
 
 
 def preview_plan(values: Any) -> hl.BodyPlan | None:

@@ -131,12 +131,25 @@ def own_template_dirs() -> list[Path]:
     ]
 
 
+# Templates written for whoever draws them with one space between tags (``combat.fragments.tidy``:
+# log entries and rows) or for Django's form renderer: read as written, their line breaks being
+# where that space goes.
+AS_WRITTEN = ("combat/log/", "combat/forms/", "django/forms/", "combat/_combatant.html")
+AS_WRITTEN_ENDINGS = ("/_log_attack.html",)  # a rules system's attack, extending combat/log/'s
+
+
+def as_written(name: str) -> bool:
+    return name.startswith(AS_WRITTEN) or name.endswith(AS_WRITTEN_ENDINGS)
+
+
 class Loader(filesystem.Loader):
     """Django's filesystem loader over the project's folders (``DIRS``) and its own apps'
-    template folders, each template's indentation stripped as it is read."""
+    template folders, each template's indentation stripped as it is read (but those
+    :data:`AS_WRITTEN`)."""
 
     def get_dirs(self) -> list[Any]:
         return [*super().get_dirs(), *own_template_dirs()]
 
     def get_contents(self, origin: Origin) -> str:
-        return strip_indentation(super().get_contents(origin))
+        source = super().get_contents(origin)
+        return source if as_written(origin.template_name or "") else strip_indentation(source)

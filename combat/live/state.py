@@ -36,11 +36,13 @@ from django.db.models import F, Model, QuerySet
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 from combat import registry
 from combat.access import Viewer, referee_mark
 from combat.db.prepared import Named, Prepared, Read, read_together
-from combat.fragments import drawn, logged_once, part_notice, row_notice
+from combat.fragments import drawn, logged_once, part_notice, row_notice, tidy
 from combat.lru import Lru
 from combat.models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
 from combat.party import follows
@@ -700,7 +702,6 @@ def _merged(kept: list[LogEntry] | None, changed: list[LogEntry], window: int) -
 
 ROWS = Lru(20_000)
 ENTRIES = Lru(20_000)
-_BETWEEN_TAGS = re.compile(r">\s+<")
 
 
 def _html(template: str, context: dict[str, Any], language: str) -> str:
@@ -710,10 +711,15 @@ def _html(template: str, context: dict[str, Any], language: str) -> str:
     The language is switched for the render only: a view whose fragments all come from the
     caches (most seats' views, most changes) switches nothing."""
     with translation.override(language):
-        return _BETWEEN_TAGS.sub("> <", render_to_string(template, context).strip())
+        return tidy(render_to_string(template, context))
 
 
 OOB = re.compile(r"^(\s*<\w+)")
+# What a live message says besides its fragments: built with every message (one per audience
+# and language), so not drawn by templates, which cost more than the rest of such a message.
+MARKER = '<div id="live-seq" data-seq="{seq}"{since} hidden hx-swap-oob="true"></div>'
+LOG_ADDED = '<ol hx-swap-oob="afterbegin:#log-entries">{}</ol>'  # new entries on top
+LOG_GONE = '<li id="{}" hx-swap-oob="delete"></li>'  # the window's oldest, fallen off
 
 
 def _oob(html: str, how: str = "true") -> str:
@@ -862,11 +868,10 @@ class View:
         return message
 
     def marker(self, since: int | None = None) -> str:
-        """The sequence number alone: all a page at this number needs to hear."""
-        since_attr = f' data-from="{since}"' if since is not None else ""
-        return (
-            f'<div id="live-seq" data-seq="{self.seq}"{since_attr} hidden hx-swap-oob="true"></div>'
-        )
+        """The sequence number alone: all a page at this number needs to hear (static/fray.js
+        reads it; in a delta, with the number it applies to)."""
+        since_attr = f' data-from="{since:d}"' if since is not None else ""
+        return MARKER.format(seq=f"{self.seq:d}", since=since_attr)  # numbers: nothing to escape
 
     def _snapshot(self) -> str:
         parts = [self.marker(None), self.moved, self.banner]
@@ -940,10 +945,10 @@ class View:
             return [self.sections["log"]()]
         parts = []
         if added:
-            inserted = "".join(self.entries[i] for i in added)
-            parts.append(f'<ol hx-swap-oob="afterbegin:#log-entries">{inserted}</ol>')
+            inserted = mark_safe("".join(self.entries[i] for i in added))  # drawn already
+            parts.append(format_html(LOG_ADDED, inserted))
         parts += [_oob(self.entries[i]) for i in kept if self.entries[i] != base.entries[i]]
-        parts += [f'<li id="{i}" hx-swap-oob="delete"></li>' for i in old[len(kept) :]]
+        parts += [format_html(LOG_GONE, i) for i in old[len(kept) :]]
         return parts
 
 

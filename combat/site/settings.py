@@ -96,6 +96,7 @@ INSTALLED_APPS = [
     "combat.apps.FrayStaticFilesConfig",  # django.contrib.staticfiles, with less to collect
     "channels",
     "django_htmx",
+    "django.forms",  # its widget templates, for the form renderer that reads the project's
     "combat",
     *SYSTEM_PACKAGES,  # one app per rules system: its templates and template tags
 ]
@@ -152,7 +153,7 @@ TEMPLATES = [
         },
     },
 ]
-# Widgets and labels written in Python, byte for byte as Django's templates write them.
+# Forms and fields drawn by the project's templates (combat/forms/), widgets by Django's.
 FORM_RENDERER = "combat.renderer.FormRenderer"
 
 

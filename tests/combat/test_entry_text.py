@@ -54,3 +54,33 @@ def test_players_see_their_own_number_and_no_secret_badge() -> None:
     assert "#7" in referee and "secret" in referee
     assert "#3" in player and "secret" not in player and HOSTILE not in player
     assert "Zora takes 2 points of damage" in player
+
+
+# --- one attack line for every rules system ----------------------------------------------------
+
+ROLL = {"natural": 17, "entered": False, "mods": [[2, "str"]], "total": 19, "needed": 14}
+ROLL |= {"success": True, "hit_ac": 2}
+DAMAGE = {"expr": "1d8", "dice": [5], "entered": True, "mods": [[1, "str"]], "total": 6}
+ATTACK = {"attacker": "Vrk", "target": "Mirek", "mode": "melee", "attack_name": "", "roll": ROLL}
+ATTACK |= {"damage": DAMAGE, "killed": True}
+
+
+@pytest.mark.parametrize("language", ["en", "cs", "ru", "uk"])
+def test_an_attack_reads_alike_in_every_system_but_for_what_its_rules_add(language) -> None:
+    from django.utils import translation
+
+    from combat.labels import ATTACK_FORMS
+
+    def said(data: dict) -> str:
+        with translation.override(language):
+            return _body("attack", data)
+
+    ose = said(ATTACK)
+    assert said(ATTACK | {"system": "becmi", "cover": "none", "range": ""}) == ose
+    with translation.override(language):
+        melee, weapon = translation.gettext("melee"), str(ATTACK_FORMS["silver"])
+        dead = translation.gettext("%(target)s is dead.") % {"target": "Mirek"}
+    dolmenwood = said(ATTACK | {"system": "dolmenwood", "weapon": "silver"})
+    assert dolmenwood == ose.replace(f"({melee})", f"({melee}, {weapon})")
+    assert f'<div class="outcome failure">{dead}</div>' in ose
+    assert ose.count('<div class="damage">') == 1 and ose.count('<div class="roll">') == 1

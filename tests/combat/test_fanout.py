@@ -59,8 +59,8 @@ def _marker(message: str) -> tuple[int, int | None]:
 
 
 def _count_drawings(monkeypatch) -> list[str]:
-    """The templates the live views draw from now on, in order (a row's line, drawn in
-    Python, as ``LINE``)."""
+    """The templates the live views draw from now on, in order (a row with its line drawn
+    anew, ``fray_live.row_html``, as ``LINE``)."""
     drawn: list[str] = []
     original = live._html
 
@@ -73,7 +73,7 @@ def _count_drawings(monkeypatch) -> list[str]:
 
     row_html = fray_live.row_html
 
-    def counting_lines(*args, **kwargs):  # a row's line, drawn in Python
+    def counting_lines(*args, **kwargs):  # a row's line drawn anew
         drawn.append(LINE)
         return row_html(*args, **kwargs)
 

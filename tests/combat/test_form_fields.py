@@ -1,9 +1,11 @@
-"""A form's fields as the panels draw them (``combat.templatetags.form_fields``)."""
+"""A form's fields as the panels draw them (``combat.templatetags.form_fields``, through the
+form renderer's ``combat/forms/form.html`` and ``field.html``)."""
 
 from __future__ import annotations
 
 import re
 
+import pytest
 from django import forms
 
 from combat.templatetags.form_fields import form_fields
@@ -47,6 +49,36 @@ def test_errors_are_shown_beside_their_field_and_above_the_form() -> None:
 
 def test_no_form_draws_nothing() -> None:
     assert form_fields("") == ""
+
+
+def test_a_form_a_field_and_the_fields_tag_draw_the_same_boxes() -> None:
+    from django.template import Context, Template
+
+    form = Sample({"count": "many", "once": "x"})
+    assert str(form) == form_fields(form)
+    drawn = Template("{% load form_fields %}{% fields form.visible_fields %}")
+    each = [field.as_field_group() for field in form.visible_fields()]
+    assert drawn.render(Context({"form": form})) == "".join(each)
+    assert all(box in form_fields(form) for box in each)
+
+
+@pytest.mark.parametrize("language", ["cs", "ru", "uk"])
+def test_a_fields_label_and_help_are_in_the_viewers_language(language) -> None:
+    from django.utils import translation
+
+    class Natural(forms.Form):
+        natural = forms.IntegerField(
+            label=translation.gettext_lazy("Die rolled at the table"),
+            help_text=translation.gettext_lazy("Leave empty and the server rolls."),
+        )
+
+    with translation.override(language):
+        html = form_fields(Natural())
+        label = translation.gettext("Die rolled at the table")
+        said = translation.gettext("Leave empty and the server rolls.")
+    assert label != "Die rolled at the table"
+    assert f'<label for="id_natural">{label}:</label> <input type="number"' in html
+    assert f'<small class="help">{said}</small>' in html
 
 
 # --- The action panel around a form ------------------------------------------------------------

@@ -1,20 +1,32 @@
-"""A roll's parts in the log (``combat.templatetags.roll_lines``), drawn in Python for speed:
-the HTML the templates drew, values escaped, translations as the catalogue has them."""
+"""A roll's parts in the log (``combat.templatetags.roll_lines`` and their templates in
+``templates/combat/log/``): values escaped, translations as the catalogue has them, the same
+line for every rules system."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from django.template import Context, Template
 from django.utils import translation
 
-from combat.templatetags.roll_lines import (
-    die_source,
-    hit_outcome,
-    mods,
-    roll_line,
-    system_roll_line,
-)
+from combat.templatetags.roll_lines import die_source, mods
 
 ROLL = {"natural": 15, "entered": True, "mods": [[2, "str"]], "total": 17, "needed": 14}
+
+
+def _drawn(tag: str, **context) -> str:
+    """``{% tag %}`` as a log entry draws it, its indentation gone (``combat.entry_text``)."""
+    html = Template("{% load roll_lines %}" + tag).render(Context(context))
+    return re.sub(r">\s+<", "> <", html.strip())
+
+
+def roll_line(roll, under=False) -> str:
+    return _drawn("{% roll_line r under=under %}", r=roll, under=under)
+
+
+def hit_outcome(roll) -> str:
+    return _drawn("{% hit_outcome r %}", r=roll)
 
 
 def test_a_roll_line_says_the_die_its_source_its_modifiers_and_what_it_needs() -> None:
@@ -58,10 +70,12 @@ def test_names_and_reasons_are_escaped_and_minus_is_a_real_minus() -> None:
 
 
 def test_another_system_s_line_has_its_own_die_and_reasons() -> None:
-    roll = {"sides": 6, "natural": 4, "entered": False, "mods": [], "total": 4, "needed": 3}
-    assert system_roll_line(roll).startswith(
-        '<div class="roll">1d6: <span class="natural">4</span>'
-    )
+    roll = {"sides": 6, "natural": 4, "entered": False, "mods": [[1, "attack_bonus"]]}
+    roll |= {"total": 5, "needed": 3}
+    html = _drawn("{% system_roll_line r %}", r=roll)
+    assert html.startswith('<div class="roll">1d6: <span class="natural">4</span>')
+    assert '<span class="mod">+1 attack bonus</span>' in html
+    assert html == roll_line(roll), "one line for every system"
 
 
 @pytest.mark.parametrize(
@@ -91,3 +105,15 @@ def test_an_outcome_reads_in_czech() -> None:
         assert hit_outcome({"success": False, "needed": 14, "total": 9}) == (
             '<div class="outcome failure">Vedle: cíl 14, padlo 9.</div>'
         )
+
+
+def test_a_damage_line_says_its_dice_and_when_a_hit_dealt_at_least_one() -> None:
+    damage = {"expr": "1d6", "dice": ["<3>"], "entered": False, "mods": [[-2, "str"]]}
+    damage |= {"total": 1, "outcome": "minimum"}
+    assert _drawn("{% damage_line d %}", d=damage) == (
+        '<div class="damage">Damage 1d6: [&lt;3&gt;] <span class="die-source server">server '
+        'roll</span> <span class="mod">−2 STR</span> = <strong>1</strong> <small>(a hit deals '
+        "at least 1)</small></div>"
+    )
+    with translation.override("cs"):
+        assert "Zranění 1k6: [" in _drawn("{% damage_line d %}", d=damage)

@@ -421,7 +421,7 @@ def test_the_dice_are_written_the_czech_way_in_czech(player, fighter, goblin, en
 def test_only_playable_rules_systems_are_offered(db, client):
     page = client.get(reverse("home")).content.decode()
     assert 'value="ose"' in page
-    assert 'value="becmi"' in page and 'value="dolmenwood"' in page  # combat.systems.terms
+    assert 'value="becmi"' in page and 'value="dolmenwood"' in page  # the registry of systems
     response = client.post(
         reverse("home"), {"name": "X", "system": "gurps", "attack_method": "matrix"}
     )

@@ -1,10 +1,12 @@
-"""A combatant's row as every screen draws it (``combat.templatetags.fray_live.row_html``):
-who sees which numbers, what is escaped, and the words in the viewer's language."""
+"""A combatant's row as every screen draws it (``combat/_combatant.html``, through
+``combat.templatetags.fray_live.row_html``): who sees which numbers, what is escaped, and the
+words in the viewer's language."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
 from django.utils import translation
 
 from combat.models import Combatant, Kind, Seat, Side
@@ -62,3 +64,48 @@ def test_the_dead_the_fled_a_seat_and_a_ship_in_the_viewers_language() -> None:
     with translation.override("cs"):
         said = translation.gettext("AC")
     assert said != "AC" and f">{said}</abbr> 4</span>" in mine
+
+
+@pytest.mark.parametrize("language", ["en", "cs", "ru", "uk"])
+def test_a_rows_words_are_the_catalogues_in_every_language(language) -> None:
+    hero = Combatant(pk=3, name="Aldric", side=Side.PARTY, kind=Kind.CHARACTER, hp=0, hp_max=9)
+    hero.ac, hero.hidden = 4, True
+    hero.shown_conditions = [
+        SimpleNamespace(get_kind_display=lambda: "Prone", note="", rounds_left=1)
+    ]
+    html = _row(hero, language, controlled=True)
+    with translation.override(language):
+        words = [
+            translation.gettext("your character"),
+            translation.gettext("hidden"),
+            translation.pgettext("health", "down"),
+            translation.gettext("armour class"),
+            translation.ngettext("%(rounds)s round", "%(rounds)s rounds", 1) % {"rounds": 1},
+        ]
+    for word in words:
+        assert f">{word}<" in html or f'"{word}"' in html or f"· {word}<" in html, word
+    assert html.startswith('<li class="combatant dead hidden-from-players own" id="combatant-3">')
+    assert "HP</abbr>" not in html, "a player sees that their character is down, not how far"
+
+
+def test_a_page_draws_the_row_a_live_view_draws(encounter, fighter) -> None:
+    from django.template import Context
+
+    from combat.access import Viewer
+    from combat.templatetags.fray_live import combatant_row
+
+    fighter.shown_conditions = []
+    viewer = Viewer(encounter, is_referee=False, seat=fighter.seat)
+    context = Context(
+        {
+            "viewer": viewer,
+            "encounter": encounter,
+            "controlled_ids": {fighter.pk},
+            "show_numbers": False,
+            "action_urls": {"attack": "/a/", "save": "/s/", "check": "/c/", "hit_points": "/h/"},
+        }
+    )
+    page = combatant_row(context, fighter)  # the rest below its line drawn with it
+    _line, rest = page.split("</div> ", 1)
+    assert rest.endswith(" </li>") and 'class="actions"' in rest
+    assert _row(fighter, controlled=True, rest=rest.removesuffix(" </li>")) == page

@@ -83,7 +83,9 @@ SKILL_ALIASES = {
     "search": {"search", "hledání", "hledani", "поиск", "пошук"},
     "survival": {"survival", "přežití", "preziti", "выживание", "виживання"},
 }
-_SKILL_LINE = re.compile(r"^\s*(?P<name>[^\d:=]+?)\s*[:=]?\s*(?P<a>\d+)\s*(?:/\s*(?P<b>\d+))?\s*$")
+_SKILL_LINE = re.compile(
+    r"^\s*(?P<name>[^\d:=]+?)\s*[:=]?\s*(?P<first>\d+)\s*(?:/\s*(?P<second>\d+))?\s*$"
+)
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,7 @@ def parse_skills(text: str) -> list[dict[str, Any]]:
         if match is None:
             raise ValueError(item.strip())
         name = " ".join(match["name"].split())
-        targets = [int(match["a"])] + ([int(match["b"])] if match["b"] else [])
+        targets = [int(match["first"])] + ([int(match["second"])] if match["second"] else [])
         if any(not 1 <= t <= 6 for t in targets) or len(name) > 40:
             raise ValueError(item.strip())
         key = universal_key(name)
