@@ -461,7 +461,9 @@ class QuickAddForm(OnceMixin, forms.Form):
         super().__init__(*args, **kwargs)
         self.encounter = encounter
         self.hit_locations = bool(encounter and encounter.hit_locations)
-        if not classes.has_class_tables(encounter.system if encounter else "ose"):
+        # The rules system whose tables fill each monster: the encounter's, else the default's.
+        self.system = (registry.of(encounter) if encounter else registry.default()).key
+        if not classes.has_class_tables(self.system):
             self.fields.pop("saves_as")  # a system whose classes the project does not know
         if self.hit_locations:  # the body of every monster added
             self.fields.update(body_fields.body_form_fields())
@@ -470,16 +472,14 @@ class QuickAddForm(OnceMixin, forms.Form):
 
     def clean_hit_dice(self) -> str:
         hit_dice = self.cleaned_data["hit_dice"].strip()
-        system = self.encounter.system if self.encounter else ""  # the system's own table
-        self.cleaned_data["thac0"] = _rules_call(systems.monster_thac0, system, hit_dice)
+        self.cleaned_data["thac0"] = _rules_call(systems.monster_thac0, self.system, hit_dice)
         self.cleaned_data["saves"] = ose.monster_saves(hit_dice)
         return hit_dice
 
     def clean(self) -> dict:
         data = super().clean()
         if data.get("saves_as") and "saves" in data:  # saves as a class, not by Hit Dice
-            system = self.encounter.system if self.encounter else "ose"
-            row = monsters.saves_as_row(self, system, data["saves_as"])
+            row = monsters.saves_as_row(self, self.system, data["saves_as"])
             data["saves"] = row if row is not None else data["saves"]
         if "hit_dice" in data:
             expression = (data.get("hp_dice") or "").strip() or ose.monster_hp_dice(
