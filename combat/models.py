@@ -18,6 +18,7 @@ from django.db.models import F
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from combat import payloads
 from combat.bounded import checks, limits, within
 from combat.classes import CharacterClass, validate_saves_as
 from rules import ose
@@ -726,6 +727,11 @@ class LogEntry(models.Model):
         # BECMI (combat.systems.becmi.special): a hold, a knock-out or a ship's state to put back.
         restore = isinstance(self.data, dict) and bool(self.data.get("restore"))
         return bool(self.effects) or self.kind in UNDOABLE_WITHOUT_EFFECTS or restore
+
+    @property
+    def payload(self) -> payloads.Payload:
+        """``data`` typed: its kind's payload (``combat.payloads``), read afresh each time."""
+        return payloads.read(self.kind, self.data)
 
     @property
     def undone_seq(self) -> int | None:
