@@ -26,6 +26,7 @@ from combat.payloads.base import (
 
 # The shared kinds register themselves (``kind``) when imported.
 from combat.payloads import table  # noqa: F401  isort: skip
+from combat.payloads import rounds, zones  # noqa: F401  isort: skip
 
 __all__ = [
     "STRICT",

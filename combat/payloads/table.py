@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from combat.payloads.base import DamageRoll, Payload, Roll, kind, omitted
+from combat.payloads.zones import Location, Special, ZoneEffect
 
 
 @dataclass(kw_only=True)
@@ -31,7 +32,10 @@ class Attack(Payload):
     roll: AttackRoll | None = None
     damage: DamageRoll | None = None
     killed: bool | None = omitted()
-    location: dict | None = omitted()
+    location: Location | None = omitted()
+    special: Special | None = omitted()
+    zone_damage: int | None = omitted()
+    zone_effects: list[ZoneEffect] | None = omitted()
 
 
 kind("attack")(Attack)
