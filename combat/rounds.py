@@ -12,7 +12,8 @@ The round lives on the encounter: ``round`` (0: no fight) and ``turn``, a small 
 Group initiative orders sides; individual initiative orders combatants (those with equal
 totals act at once). Every change here bumps the encounter's number and is announced like
 any other, so every screen shows the round as it stands. Changes of the round's course are
-logged with what they replaced (``data["before"]``): the latest can be undone.
+logged with what they replaced (their payload's ``before``: ``combat.payloads.rounds``): the
+latest can be undone.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from combat.access import Viewer
 from combat.db.prepared import Prepared
 from combat.errors import Refused
 from combat.models import Combatant, Condition, Encounter, EntryKind, InitiativeMode, LogEntry, Side
+from combat.payloads import rounds as entries
 from rules import bounds
 from rules import rounds as rules
 from rules.errors import RulesError
@@ -73,8 +75,8 @@ def _save(encounter: Encounter, *fields: str) -> None:
     )
 
 
-def _before(encounter: Encounter) -> dict[str, Any]:
-    return {"round": encounter.round, "turn": encounter.turn}
+def _before(encounter: Encounter) -> entries.Before:
+    return entries.Before(round=encounter.round, turn=encounter.turn)
 
 
 def _in_fight(encounter: Encounter) -> None:
@@ -271,20 +273,21 @@ def start(
     encounter = locked_encounter(viewer)
     if encounter.round:
         raise Refused("fight_running")
-    data: dict[str, Any] = {"event": "start", "before": _before(encounter)}
+    before = _before(encounter)
+    before.morale = encounter.morale
+    data = entries.Combat(event="start", before=before)
     surprised = ""
     if surprise:
         party = rules.roll_surprise(rng=table.RNG, natural=party_die)
         foes = rules.roll_surprise(rng=table.RNG, natural=foes_die)
         surprised = OUTCOMES[rules.surprise_outcome(party.surprised, foes.surprised)]
-        data["surprise"] = {
-            "party": [party.natural, party_die is not None, party.surprised],
-            "foes": [foes.natural, foes_die is not None, foes.surprised],
-            "surprised": surprised,
-        }
+        data.surprise = entries.Surprise(
+            party=[party.natural, party_die is not None, party.surprised],
+            foes=[foes.natural, foes_die is not None, foes.surprised],
+            surprised=surprised,
+        )
     encounter.round = 1
     encounter.turn = {"surprised": surprised, "rolled": False, "order": [], "index": 0, "step": 0}
-    data["before"]["morale"] = encounter.morale
     encounter.morale = {}
     _save(encounter, "round", "turn", "morale")
     return table.record(viewer, EntryKind.COMBAT, data, once=once)
@@ -324,8 +327,9 @@ def roll_initiative(
     encounter = locked_encounter(viewer)
     _in_fight(encounter)
     turn = dict(encounter.turn)
-    before = _before(encounter)
-    data: dict[str, Any] = {"round": encounter.round, "before": before, "again": turn.get("rolled")}
+    data = entries.Initiative(
+        round=encounter.round, before=_before(encounter), again=turn.get("rolled")
+    )
     living = _living(encounter)
     by_pk = {c.pk: c for c in living}
     if encounter.initiative_mode == InitiativeMode.INDIVIDUAL:
@@ -340,7 +344,7 @@ def roll_initiative(
             modifier = roll.total - roll.natural
             rolls.append([c.name, roll.natural, typed is not None, modifier, roll.total])
         order = [{"ids": list(group.ids)} for group in rules.initiative_order(totals)]
-        data |= {"mode": "individual", "rolls": rolls}
+        data.mode, data.rolls = "individual", rolls
     else:
         result = rules.roll_group_initiative(
             tie_rule=tie_rule(encounter),
@@ -350,13 +354,11 @@ def roll_initiative(
         )
         first, *rerolls = result.throws
         order = [{"sides": sides} for sides in FIRST[result.first]]
-        data |= {
-            "mode": "group",
-            "party": [first.party_natural, party_die is not None],
-            "foes": [first.foes_natural, foes_die is not None],
-            "rerolls": [[t.party_natural, t.foes_natural] for t in rerolls],
-            "first": str(result.first),
-        }
+        data.mode = "group"
+        data.party = [first.party_natural, party_die is not None]
+        data.foes = [first.foes_natural, foes_die is not None]
+        data.rerolls = [[t.party_natural, t.foes_natural] for t in rerolls]
+        data.first = str(result.first)
     order = _without_surprised(
         order, turn.get("surprised", "") if encounter.round == 1 else "", by_pk
     )
@@ -397,20 +399,20 @@ def next_turn(viewer: Viewer, once: str = "") -> LogEntry:
     encounter.turn = turn
     _save(encounter, "turn")
     done = turn["index"] >= len(turn["order"])
-    data = {"event": "next", "round": encounter.round, "before": before, "done": done}
+    data = entries.Turn(event="next", round=encounter.round, before=before, done=done)
     acting: list[Combatant] = []
     if not done:
-        data["acting"], acting = _acting(encounter, turn["order"][turn["index"]])
+        data.acting, acting = _acting(encounter, turn["order"][turn["index"]])
     return table.record(viewer, EntryKind.TURN, data, once=once, names=acting)
 
 
-def _acting(encounter: Encounter, turn: dict[str, Any]) -> tuple[dict[str, Any], list[Combatant]]:
+def _acting(encounter: Encounter, turn: dict[str, Any]) -> tuple[entries.Acting, list[Combatant]]:
     """Who acts now, as the log names them, and the combatants it names."""
     if "sides" in turn:
-        return {"sides": turn["sides"]}, []
+        return entries.Acting(sides=turn["sides"]), []
     found = {c.pk: c for c in encounter.combatants.filter(pk__in=turn["ids"])}
     acting = [found[i] for i in turn["ids"] if i in found]
-    return {"names": [c.name for c in acting]}, acting
+    return entries.Acting(names=[c.name for c in acting]), acting
 
 
 @transaction.atomic
@@ -446,15 +448,11 @@ def end_round(viewer: Viewer, once: str = "") -> LogEntry:
     encounter.round = next_round
     encounter.turn = {"surprised": "", "rolled": False, "order": [], "index": 0, "step": 0}
     _save(encounter, "round", "turn")
-    data = {
-        "event": "round",
-        "round": encounter.round,
-        "before": before,
-        "ticked": ticked,
-        "expired": expired,
-    }
+    data = entries.Turn(
+        event="round", round=encounter.round, before=before, ticked=ticked, expired=expired
+    )
     if zone_lines:
-        data["zones"] = zone_lines
+        data.zones = zone_lines
         named += encounter.combatants.filter(pk__in=[e["combatant"] for e in zone_effects])
     return table.record(viewer, EntryKind.TURN, data, effects=zone_effects, once=once, names=named)
 
@@ -493,14 +491,11 @@ class FightSummary:
     fled: tuple[Someone, ...]
     slain: tuple[SlainFoe, ...]
 
-    def summary_part(self) -> dict[str, Any]:
+    def summary_part(self) -> entries.Combat:
         """What the log keeps of the fight besides the experience: its end's head."""
-        return {
-            "event": "end",
-            "rounds": self.rounds,
-            "fell": _by_side(self.fell),
-            "fled": _by_side(self.fled),
-        }
+        return entries.Combat(
+            event="end", rounds=self.rounds, fell=_by_side(self.fell), fled=_by_side(self.fled)
+        )
 
 
 def _table_xp(hit_dice: str) -> rules.MonsterXp | None:
@@ -571,28 +566,23 @@ def end_fight(
     if {foe.pk for foe in summary.slain} != set(xp):
         raise Refused("summary_changed")
     awards = [
-        {
-            "name": foe.name,
-            "hd": foe.hit_dice,
-            "hidden": foe.hidden,
-            "xp": xp[foe.pk],
-            "table": foe.xp,
-            "base": foe.table.base if foe.table else None,
-            "bonus": foe.table.bonus if foe.table else None,
-        }
+        entries.Award(
+            name=foe.name,
+            hd=foe.hit_dice,
+            hidden=foe.hidden,
+            xp=xp[foe.pk],
+            table=foe.xp,
+            base=foe.table.base if foe.table else None,
+            bonus=foe.table.bonus if foe.table else None,
+        )
         for foe in summary.slain
     ]
-    total = sum(award["xp"] for award in awards)
+    total = sum(award.xp for award in awards)
     each = shares_of(total, shares)
-    data = summary.summary_part() | {
-        "before": _before(encounter),
-        "awards": awards,
-        "xp_total": total,
-        "extra": extra,
-        "shares": shares,
-        "per_share": each[0] if each else None,
-        "remainder": each[1] if each else None,
-    }
+    data = summary.summary_part()
+    data.before, data.awards, data.xp_total = _before(encounter), awards, total
+    data.extra_line, data.shares = extra, shares
+    data.per_share, data.remainder = each if each else (None, None)
     encounter.round = 0
     encounter.turn = {}
     _save(encounter, "round", "turn")
@@ -615,8 +605,14 @@ def add_condition(
     condition = Condition.objects.create(
         combatant=combatant, kind=kind, rounds_left=rounds, note=note
     )
-    data = {"event": "add", "who": combatant.name, "kind": kind, "note": note, "rounds": rounds}
-    data["condition"] = condition.pk
+    data = entries.ConditionChange(
+        event="add",
+        who=combatant.name,
+        kind=kind,
+        note=note,
+        rounds=rounds,
+        condition=condition.pk,
+    )
     return table.record(viewer, EntryKind.CONDITION, data, secret=combatant.hidden, once=once)
 
 
@@ -629,14 +625,14 @@ def end_condition(viewer: Viewer, condition: Condition, once: str = "") -> LogEn
     )
     if condition.rounds_left == 0:
         raise Refused("condition_over", name=condition.combatant.name)
-    data = {
-        "event": "end",
-        "who": condition.combatant.name,
-        "kind": condition.kind,
-        "note": condition.note,
-        "condition": condition.pk,
-        "rounds_left": condition.rounds_left,
-    }
+    data = entries.ConditionChange(
+        event="end",
+        who=condition.combatant.name,
+        kind=condition.kind,
+        note=condition.note,
+        condition=condition.pk,
+        rounds_left=condition.rounds_left,
+    )
     condition.rounds_left = 0
     condition.save(update_fields=["rounds_left"])
     return table.record(
@@ -684,20 +680,20 @@ def check_morale(
     before = encounter.morale or {}
     encounter.morale = before | {side: record}
     _save(encounter, "morale")
-    data = {
-        "side": side,
-        "score": score,
-        "why": why,
-        "dice": list(result.naturals),
-        "entered": dice is not None and result.automatic is None,
-        "total": result.total,
-        "passed": result.passed,
-        "automatic": str(result.automatic) if result.automatic else "",
-        "to_the_death": result.fights_to_death,
-        "fled": [c.name for c in fled],
-        "fled_ids": [c.pk for c in fled],
-        "before_morale": before,
-    }
+    data = entries.Morale(
+        side=side,
+        score=score,
+        why=why,
+        dice=list(result.naturals),
+        entered=dice is not None and result.automatic is None,
+        total=result.total,
+        passed=result.passed,
+        automatic=str(result.automatic) if result.automatic else "",
+        to_the_death=result.fights_to_death,
+        fled=[c.name for c in fled],
+        fled_ids=[c.pk for c in fled],
+        before_morale=before,
+    )
     return table.record(viewer, EntryKind.MORALE, data, once=once, names=fled)
 
 
@@ -729,16 +725,16 @@ def undo_course(encounter: Encounter, entry: LogEntry) -> None:
     )
     if later:
         raise Refused("undo_later_turn_first")
-    before = entry.data.get("before", {})
-    round_before = before.get("round", 0)
-    if round_before not in bounds.bound("round"):  # an entry no round of this table wrote
-        raise ValueError(f"no round {round_before!r} to go back to")
-    encounter.round = round_before
-    encounter.turn = before.get("turn", {})
-    if "morale" in before:
-        encounter.morale = before["morale"]
+    course = entry.payload
+    before = course.before or entries.Before()
+    if before.round not in bounds.bound("round"):  # an entry no round of this table wrote
+        raise ValueError(f"no round {before.round!r} to go back to")
+    encounter.round = before.round
+    encounter.turn = before.turn
+    if before.morale is not None:
+        encounter.morale = before.morale
     _save(encounter, "round", "turn", "morale")
-    ticked = entry.data.get("ticked", [])
+    ticked = course.ticked if isinstance(course, entries.Turn) else None  # the round's end's
     if ticked:
         for condition in Condition.objects.select_for_update().filter(pk__in=ticked):
             condition.rounds_left = (condition.rounds_left or 0) + 1
@@ -748,19 +744,20 @@ def undo_course(encounter: Encounter, entry: LogEntry) -> None:
 def undo_morale(encounter: Encounter, entry: LogEntry) -> None:
     """The check never happened: its side's record as it was, and those it sent fleeing
     back in the fight."""
-    encounter.morale = entry.data.get("before_morale", {})
+    check = entry.payload
+    encounter.morale = check.before_morale
     _save(encounter, "morale")
-    ids = entry.data.get("fled_ids", [])
-    Combatant.objects.filter(encounter=encounter, pk__in=ids).update(fled=False)
+    Combatant.objects.filter(encounter=encounter, pk__in=check.fled_ids).update(fled=False)
 
 
 def undo_condition(entry: LogEntry) -> None:
     """An added condition undone is gone; an ended one runs again as it was."""
-    condition = Condition.objects.select_for_update().filter(pk=entry.data.get("condition")).first()
+    change = entry.payload
+    condition = Condition.objects.select_for_update().filter(pk=change.condition).first()
     if condition is None:
         return
-    if entry.data.get("event") == "add":
+    if change.event == "add":
         condition.rounds_left = 0
     else:
-        condition.rounds_left = entry.data.get("rounds_left")
+        condition.rounds_left = change.rounds_left
     condition.save(update_fields=["rounds_left"])
