@@ -1,10 +1,12 @@
 """What a hit-location change says in the log, in the viewer's language: the effects the
 engine returned (``rules.hit_location.ZoneEffect``, stored as keys and numbers by
-``combat.zones.effect_data``), with the conditions and causes of death they name. Zone,
-direction and body words come from ``combat.zone_labels``."""
+``combat.zones.effect_data``, read as ``combat.payloads.zones.ZoneEffect``), with the
+conditions and causes of death they name. Zone, direction and body words come from
+``combat.zone_labels``."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -13,6 +15,7 @@ from django.template.defaultfilters import floatformat
 from django.utils.translation import get_language, ngettext, pgettext, pgettext_lazy
 from django.utils.translation import gettext as _
 
+from combat.payloads.zones import ZoneEffect, ZoneRoll
 from combat.zone_labels import zone_label, zone_state_label
 from rules import dice
 from rules import hit_location as hl
@@ -47,23 +50,27 @@ def _label(table: dict[str, Any], key: str | None) -> str:
     return str(table.get(key or "", key or ""))
 
 
-def _dice(roll: dict[str, Any] | None) -> str:
+def _dice(roll: ZoneRoll | None) -> str:
     """The dice an effect rolled, as " (1d6: 4)" in the viewer's die letter."""
-    if not roll or not roll.get("count"):  # a fixed timer rolls no die
+    if not roll or not roll.count:  # a fixed timer rolls no die
         return ""
     letter = dice.die_letter_for(get_language() or "en")
-    bias = roll.get("bias") or 0
-    spec = f"{roll['count']}{letter}{roll['sides']}" + (f"{bias:+d}" if bias else "")
-    source = pgettext("die", "typed in") if roll.get("entered") else pgettext("die", "server roll")
-    return f" ({spec}: {', '.join(str(n) for n in roll['dice'])}, {source})"
+    bias = roll.bias or 0
+    spec = f"{roll.count}{letter}{roll.sides}" + (f"{bias:+d}" if bias else "")
+    source = pgettext("die", "typed in") if roll.entered else pgettext("die", "server roll")
+    return f" ({spec}: {', '.join(str(n) for n in roll.dice)}, {source})"
 
 
-def effect_text(effect: dict[str, Any], body: str | None = None, severed: bool = False) -> str:
-    """One effect in a few words; "" for the damage itself, which the line's head says.
-    ``severed``: a lost zone that is a limb, said in the diagram's word for it."""
-    kind = effect.get("kind")
-    zone = zone_label(effect.get("zone", ""), body)
-    amount = effect.get("amount") or 0
+def effect_text(
+    effect: ZoneEffect | dict[str, Any], body: str | None = None, severed: bool = False
+) -> str:
+    """One effect (read, or as stored) in a few words; "" for the damage itself, which the
+    line's head says. ``severed``: a lost zone that is a limb, said in the diagram's word for
+    it."""
+    effect = ZoneEffect.from_json(effect)
+    kind = effect.kind
+    zone = zone_label(effect.zone or "", body)
+    amount = effect.amount or 0
     text = ""
     if kind == "zone_lost":
         text = zone_state_label(zone, "severed" if severed else "lost")
@@ -74,15 +81,15 @@ def effect_text(effect: dict[str, Any], body: str | None = None, severed: bool =
     elif kind == "dex_halved":
         text = _("DEX halved")
     elif kind == "condition":
-        text = _label(CONDITIONS, effect.get("condition"))
+        text = _label(CONDITIONS, effect.condition)
     elif kind == "dying" and amount:
         text = ngettext(
             "dies in %(amount)s round (%(cause)s)",
             "dies in %(amount)s rounds (%(cause)s)",
             amount,
-        ) % {"amount": amount, "cause": _label(CAUSES, effect.get("cause"))}
+        ) % {"amount": amount, "cause": _label(CAUSES, effect.cause)}
     elif kind == "killed":
-        text = _("killed: %(cause)s") % {"cause": _label(CAUSES, effect.get("cause"))}
+        text = _("killed: %(cause)s") % {"cause": _label(CAUSES, effect.cause)}
     elif kind == "writhing":
         text = ngettext("writhes for %(amount)s round", "writhes for %(amount)s rounds", amount) % {
             "amount": amount
@@ -97,15 +104,17 @@ def effect_text(effect: dict[str, Any], body: str | None = None, severed: bool =
         text = ngettext(
             "the %(zone)s heals %(amount)s point", "the %(zone)s heals %(amount)s points", amount
         ) % {"zone": zone, "amount": amount}
-    return text + _dice(effect.get("roll")) if text else ""
+    return text + _dice(effect.roll) if text else ""
 
 
-def effects_text(effects: list[dict[str, Any]], body: str | None = None) -> str:
-    """Every effect of one hit or one round, in order, as one list of clauses."""
+def effects_text(effects: Sequence[ZoneEffect | dict[str, Any]], body: str | None = None) -> str:
+    """Every effect of one hit or one round (read, or as stored), in order, as one list of
+    clauses."""
+    read = [ZoneEffect.from_json(e) for e in effects]
     # The engine follows a limb's loss with its severing (``rules.hit_location``): the same
     # ``ZoneSpec.limb`` that makes the diagram draw it severed, so stored entries say it too.
-    severed = {e.get("zone") for e in effects if e.get("kind") == "limb_severed"}
-    said = (effect_text(e, body, severed=e.get("zone") in severed) for e in effects)
+    severed = {e.zone for e in read if e.kind == "limb_severed"}
+    said = (effect_text(e, body, severed=e.zone in severed) for e in read)
     return "; ".join(t for t in said if t)
 
 

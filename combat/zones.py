@@ -23,6 +23,9 @@ from combat import registry, table
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, Encounter, EntryKind, LogEntry
+from combat.payloads import Payload
+from combat.payloads import table as attacks
+from combat.payloads import zones as entries
 from rules import hit_location as hl
 from rules.errors import RulesError
 from rules.hit_location import BodyPlan, ZoneEffect, ZoneState
@@ -200,33 +203,33 @@ def sync_all(encounter: Encounter) -> None:
 # --- what a change stores ----------------------------------------------------------------------
 
 
-def effect_data(effect: ZoneEffect, typed: bool | None = None) -> dict[str, Any]:
-    """One effect the engine returned, as the log keeps it (keys and numbers); ``typed``:
-    whether its dice were typed in from the table (None: no dice)."""
-    data: dict[str, Any] = {"kind": effect.kind.value}
-    if effect.zone is not None:
-        data["zone"] = effect.zone.value
-    if effect.amount is not None:
-        data["amount"] = effect.amount
-    if effect.cause is not None:
-        data["cause"] = effect.cause.value
-    if effect.condition is not None:
-        data["condition"] = effect.condition.value
+def effect_data(effect: ZoneEffect, typed: bool | None = None) -> entries.ZoneEffect:
+    """One effect the engine returned, as the log keeps it (keys and numbers:
+    ``combat.payloads.zones.ZoneEffect``); ``typed``: whether its dice were typed in from the
+    table (None: no dice)."""
+    roll = None
     if effect.roll is not None:
         spec = effect.roll.spec
-        data["roll"] = {
-            "purpose": effect.roll.purpose,
-            "count": spec.count,
-            "sides": spec.sides,
-            "bias": spec.bias,
-            "dice": list(effect.roll.naturals),
-            "total": effect.roll.total,
-            "entered": bool(typed),
-        }
-    return data
+        roll = entries.ZoneRoll(
+            purpose=effect.roll.purpose,
+            count=spec.count,
+            sides=spec.sides,
+            bias=spec.bias,
+            dice=list(effect.roll.naturals),
+            total=effect.roll.total,
+            entered=bool(typed),
+        )
+    return entries.ZoneEffect(
+        kind=effect.kind.value,
+        zone=None if effect.zone is None else effect.zone.value,
+        amount=effect.amount,
+        cause=None if effect.cause is None else effect.cause.value,
+        condition=None if effect.condition is None else effect.condition.value,
+        roll=roll,
+    )
 
 
-def _effects_data(effects: tuple[ZoneEffect, ...], typed: int = 0) -> list[dict[str, Any]]:
+def _effects_data(effects: tuple[ZoneEffect, ...], typed: int = 0) -> list[entries.ZoneEffect]:
     """The effects as data; the first ``typed`` dice they rolled were typed in (the engine
     reads entered dice first, in order)."""
     out = []
@@ -242,7 +245,7 @@ class Change:
     """A zone change applied to a combatant: what the log and the undo keep."""
 
     effect: dict[str, Any]  # the entry's effect: hit points and the zones before and after
-    effects: list[dict[str, Any]]  # the engine's effects, as data
+    effects: list[entries.ZoneEffect]  # the engine's effects, as the log keeps them
     killed: bool
 
 
@@ -354,7 +357,7 @@ def locate(
     direction: str | None,
     natural: int | None,
     posture: str | None = None,
-) -> dict[str, Any]:
+) -> entries.Location:
     """Where a hit lands: the height band of the attacker (with its weapon) against the
     target, then the d100 (typed in, or the server's) on the target's table from that
     direction, in the target's posture. Returned as the log keeps it."""
@@ -363,19 +366,19 @@ def locate(
     direction = direction or default_direction(plan)
     band = hl.height_band_for(attacker.height_ft, target.height_ft, attacker.weapon_ft)
     roll = hl.roll_location(plan, direction, band.band, rng=table.RNG, entered=natural)
-    return {
-        "body": target.body,
-        "posture": posture or "",
-        "direction": direction,
-        "band": str(band.band),
-        "attacker_ft": feet(attacker.height_ft),
-        "weapon_ft": feet(attacker.weapon_ft),
-        "defender_ft": feet(target.height_ft),
-        "natural": roll.natural,
-        "entered": natural is not None,
-        "position": roll.position,
-        "zone": roll.zone.value,
-    }
+    return entries.Location(
+        body=target.body,
+        posture=posture or "",
+        direction=direction,
+        band=str(band.band),
+        attacker_ft=feet(attacker.height_ft),
+        weapon_ft=feet(attacker.weapon_ft),
+        defender_ft=feet(target.height_ft),
+        natural=roll.natural,
+        entered=natural is not None,
+        position=roll.position,
+        zone=roll.zone.value,
+    )
 
 
 SPECIALS = ("constriction", "seize_and_tear", "swallow")
@@ -387,64 +390,88 @@ def land(
     target: Combatant,
     damage: Any,
     rolled: int,
-    data: dict[str, Any],
+    data: attacks.Attack | dict[str, Any],
 ) -> dict[str, Any]:
     """A hit that lands (inside the attack's transaction): where (:func:`locate`), the damage
     in that zone with its effects, and a monster's special attack: constriction adds 3 after a
     hold's first round; seize-and-tear (natural 19+) kills; swallow (natural 18+) swallows,
     unless the d100 escape roll is 10 or less and the monster's damage is not 6-24. Returns
-    the entry's effect; what happened goes into ``data``."""
+    the entry's effect; what happened is set on the attack's payload ``data``: its
+    ``location``, ``special``, ``zone_damage``, ``zone_effects`` and ``killed``."""
     encounter = where["encounter"]
-    data["location"] = locate(encounter, attacker, target, **where["roll"])
+    location = locate(encounter, attacker, target, **where["roll"])
     special = where.get("special") or {}
     kind = special.get("kind") or ""
     total = rolled
+    said = None
     if kind == "constriction":
         hold = hl.constriction_damage(special.get("round") or 1, rolled)
         total = hold.total
-        data["special"] = {"kind": kind, "round": hold.round_number, "bonus": total - rolled}
-    data["zone_damage"] = total
-    change = hit_zone(encounter, target, data["location"]["zone"], total, where.get("wound_dice"))
-    data["zone_effects"], data["killed"] = change.effects, change.killed
-    effect = change.effect
-    if kind in ("seize_and_tear", "swallow") and data.get("roll"):
+        said = entries.Special(kind=kind, round=hold.round_number, bonus=total - rolled)
+    change = hit_zone(encounter, target, location.zone, total, where.get("wound_dice"))
+    effect, killed = change.effect, change.killed
+    roll = data.get("roll")
+    if kind in ("seize_and_tear", "swallow") and roll:
         escape = special.get("escape")
         result = hl.resolve_special_attack(
             kind,
             True,
-            natural=data["roll"]["natural"],
+            natural=roll["natural"],
             rng=table.RNG,
             escape_allowed=hl.swallow_escape_allowed(damage.minimum, damage.maximum),
             escape_natural=escape,
         )
-        data["special"] = {
-            "kind": kind,
-            "needed": result.needed,
-            "escape": result.escape_natural,
-            "escape_entered": escape is not None and result.escape_natural is not None,
-            "outcome": result.outcome.value,
-        }
+        said = entries.Special(
+            kind=kind,
+            needed=result.needed,
+            escape=result.escape_natural,
+            escape_entered=escape is not None and result.escape_natural is not None,
+            outcome=result.outcome.value,
+        )
         if result.outcome is hl.SpecialOutcome.SEIZED_AND_TORN and target.hp > 0:
             torn, _killed = table.set_hp(target, min(target.hp, 0))
             effect["hp"] += torn["hp"]
-            data["killed"] = True
+            killed = True
+    landed = {
+        "location": location,
+        "special": said,
+        "zone_damage": total,
+        "zone_effects": change.effects,
+        "killed": killed,
+    }
+    for name, value in landed.items():
+        if isinstance(data, Payload):
+            setattr(data, name, value)
+        elif value is not None:  # an attack still written as a dict: the same, as JSON
+            data[name] = _as_json(value)
     return effect
 
 
-def _entry_data(combatant: Combatant, event: str, zone: str, change: Change) -> dict[str, Any]:
-    return {
-        "event": event,
-        "who": combatant.name,
-        "side": combatant.side,
-        "body": combatant.body,
-        "zone": zone,
-        "effects": change.effects,
-        "killed": change.killed,
-    }
+def _as_json(value: Any) -> Any:
+    if isinstance(value, Payload):
+        return value.to_json()
+    if isinstance(value, list):
+        return [_as_json(item) for item in value]
+    return value
+
+
+def _entry_data(
+    combatant: Combatant, event: str, zone: str, change: Change, **more: Any
+) -> entries.ZoneChange:
+    return entries.ZoneChange(
+        event=event,
+        who=combatant.name,
+        side=combatant.side,
+        body=combatant.body,
+        zone=zone,
+        effects=change.effects,
+        killed=change.killed,
+        **more,
+    )
 
 
 def _record_zone(
-    viewer: Viewer, combatant: Combatant, data: dict[str, Any], change: Change, once: str
+    viewer: Viewer, combatant: Combatant, data: entries.ZoneChange, change: Change, once: str
 ) -> LogEntry:
     return table.record(
         viewer,
@@ -470,7 +497,7 @@ def damage_zone(
     """The referee's damage to a zone (a fall, a trap, a spell)."""
     combatant = _locked(viewer, combatant)
     change = hit_zone(viewer.encounter, combatant, zone, amount, wound_dice)
-    data = _entry_data(combatant, "damage", zone, change) | {"amount": amount, "label": label}
+    data = _entry_data(combatant, "damage", zone, change, amount=amount, label=label)
     return _record_zone(viewer, combatant, data, change, once)
 
 
@@ -497,11 +524,11 @@ def heal(
     before = _state(combatant, viewer.encounter)
     after, effects = hl.heal_zone(before, zone, amount)
     change = _commit(combatant, before, after, effects)
-    data = _entry_data(combatant, "heal", zone, change) | {"amount": amount}
+    data = _entry_data(combatant, "heal", zone, change, amount=amount)
     return _record_zone(viewer, combatant, data, change, once)
 
 
-def tick_round(encounter: Encounter) -> tuple[list[dict], list[dict]]:
+def tick_round(encounter: Encounter) -> tuple[list[dict], list[entries.ZoneTick]]:
     """The round's end for every body (inside the round's transaction): death and writhing
     timers count down, severed limbs bleed. Returns the entry's effects (for the undo) and
     what the log says, one item per combatant something happened to."""
@@ -520,14 +547,14 @@ def tick_round(encounter: Encounter) -> tuple[list[dict], list[dict]]:
         undo.append(change.effect)
         if change.effects or change.killed:
             said.append(
-                {
-                    "who": combatant.name,
-                    "side": combatant.side,
-                    "body": combatant.body,
-                    "hidden": combatant.hidden,
-                    "effects": change.effects,
-                    "killed": change.killed,
-                }
+                entries.ZoneTick(
+                    who=combatant.name,
+                    side=combatant.side,
+                    body=combatant.body,
+                    hidden=combatant.hidden,
+                    effects=change.effects,
+                    killed=change.killed,
+                )
             )
     return undo, said
 

@@ -8,6 +8,7 @@ from typing import Any
 from django import template
 
 from combat.models import Combatant
+from combat.payloads.zones import ZoneEffect
 from combat.zone_labels import VARIANTS, zone_hit_label
 from combat.zone_log import effects_text, status_words
 from combat.zones import state_of
@@ -18,7 +19,8 @@ register = template.Library()
 
 
 @register.filter
-def zone_effects(effects: list[dict[str, Any]] | None, body: str | None = None) -> str:
+def zone_effects(effects: list[ZoneEffect] | None, body: str | None = None) -> str:
+    """A hit's or a round's effects (``combat.payloads.zones.ZoneEffect``) as one clause list."""
     return effects_text(effects or [], body)
 
 

@@ -352,6 +352,11 @@ MALFORMED = {
 }
 
 
+# An entry no template can draw: a zone change whose effect's dice are a number. (Data that is
+# not even a mapping reads as an entry of every default, combat.payloads, and draws.)
+UNDRAWABLE = {"effects": [{"kind": "bled", "amount": 1, "roll": {"count": 1, "dice": 5}}]}
+
+
 def entry(encounter: Encounter, kind: str, data: Any, seq: int = 50) -> LogEntry:
     made = LogEntry.objects.create(
         encounter=encounter, seq=seq, public_seq=seq, kind=kind, actor="Aldric", data={}
@@ -384,7 +389,7 @@ def test_a_log_entry_that_cannot_be_shown_says_so_to_the_referee_and_nothing_mor
     encounter, referee, player, fighter
 ):
     Encounter.objects.filter(pk=encounter.pk).update(hit_locations=True)
-    entry(encounter, EntryKind.ZONE, [1, 2, 3])
+    entry(encounter, EntryKind.ZONE, UNDRAWABLE)
     shown = pages(encounter, referee, player)
     for who in ("referee", "referee log"):
         assert ENTRY_NOTICE in shown[who], who
@@ -481,7 +486,7 @@ def test_what_cannot_be_drawn_is_logged_once_however_often_it_is_drawn(
     becmi(encounter)
     cog = ship(encounter)
     poison(Combatant, cog.pk, speed=1_000_001)
-    entry(encounter, EntryKind.ZONE, [1, 2, 3])
+    entry(encounter, EntryKind.ZONE, UNDRAWABLE)
     with caplog.at_level(logging.ERROR, logger="combat.fragments"):
         for _ in range(2):
             pages(encounter, referee, player)
