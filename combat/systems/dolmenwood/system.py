@@ -7,7 +7,6 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from combat.models import RulesSystem
 from combat.registry import Panel, System
 from combat.systems.dolmenwood import actions
 from combat.systems.dolmenwood import forms as dw_forms
@@ -38,8 +37,8 @@ _ROLL = {
 }
 
 SYSTEM = System(
-    key=RulesSystem.DOLMENWOOD,
-    label=RulesSystem.DOLMENWOOD.label,
+    key="dolmenwood",
+    label=_("Dolmenwood"),
     panels=(
         Panel(
             "dw_attack",
