@@ -23,7 +23,6 @@ from combat import registry, table
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, Encounter, EntryKind, LogEntry
-from combat.payloads import Payload
 from combat.payloads import table as attacks
 from combat.payloads import zones as entries
 from rules import hit_location as hl
@@ -390,7 +389,7 @@ def land(
     target: Combatant,
     damage: Any,
     rolled: int,
-    data: attacks.Attack | dict[str, Any],
+    data: attacks.Attack,
 ) -> dict[str, Any]:
     """A hit that lands (inside the attack's transaction): where (:func:`locate`), the damage
     in that zone with its effects, and a monster's special attack: constriction adds 3 after a
@@ -410,13 +409,12 @@ def land(
         said = entries.Special(kind=kind, round=hold.round_number, bonus=total - rolled)
     change = hit_zone(encounter, target, location.zone, total, where.get("wound_dice"))
     effect, killed = change.effect, change.killed
-    roll = data.get("roll")
-    if kind in ("seize_and_tear", "swallow") and roll:
+    if kind in ("seize_and_tear", "swallow") and data.roll:
         escape = special.get("escape")
         result = hl.resolve_special_attack(
             kind,
             True,
-            natural=roll["natural"],
+            natural=data.roll.natural,
             rng=table.RNG,
             escape_allowed=hl.swallow_escape_allowed(damage.minimum, damage.maximum),
             escape_natural=escape,
@@ -432,27 +430,9 @@ def land(
             torn, _killed = table.set_hp(target, min(target.hp, 0))
             effect["hp"] += torn["hp"]
             killed = True
-    landed = {
-        "location": location,
-        "special": said,
-        "zone_damage": total,
-        "zone_effects": change.effects,
-        "killed": killed,
-    }
-    for name, value in landed.items():
-        if isinstance(data, Payload):
-            setattr(data, name, value)
-        elif value is not None:  # an attack still written as a dict: the same, as JSON
-            data[name] = _as_json(value)
+    data.location, data.special, data.zone_damage = location, said, total
+    data.zone_effects, data.killed = change.effects, killed
     return effect
-
-
-def _as_json(value: Any) -> Any:
-    if isinstance(value, Payload):
-        return value.to_json()
-    if isinstance(value, list):
-        return [_as_json(item) for item in value]
-    return value
 
 
 def _entry_data(
