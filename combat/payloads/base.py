@@ -47,6 +47,7 @@ __all__ = [
     "kind",
     "omitted",
     "read",
+    "to_json",
 ]
 
 P = TypeVar("P", bound="Payload")
@@ -118,7 +119,7 @@ class Payload:
             value = getattr(self, name)
             if omit and value == default:
                 continue
-            out[name] = _json(value)
+            out[name] = to_json(value)
         return out | self.extra
 
     def __getitem__(self, key: str) -> Any:
@@ -146,13 +147,16 @@ class Payload:
         return getattr(self, key, default)
 
 
-def _json(value: Any) -> Any:
+def to_json(value: Any) -> Any:
+    """``value`` as JSON stores it: a payload as its :meth:`Payload.to_json`, and so each one
+    inside a list or a dict (a writer that still builds its entry as a dict may put payloads
+    in it: ``combat.table.record`` stores it through this)."""
     if isinstance(value, Payload):
         return value.to_json()
     if isinstance(value, list | tuple):
-        return [_json(item) for item in value]
+        return [to_json(item) for item in value]
     if isinstance(value, dict):
-        return {key: _json(item) for key, item in value.items()}
+        return {key: to_json(item) for key, item in value.items()}
     return value
 
 
