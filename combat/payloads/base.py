@@ -99,6 +99,8 @@ class Payload:
         """The payload ``data`` (stored JSON) holds; missing keys take their defaults."""
         if isinstance(data, cls):
             return data
+        if isinstance(data, Payload):  # another class's: as its JSON reads
+            data = data.to_json()
         if not isinstance(data, Mapping):
             data = {}
         data = cls.upgrade(dict(data))
