@@ -116,14 +116,15 @@ class Correction(Payload):
 @dataclass(kw_only=True)
 class Rest(Payload):
     """Days of rest (``combat.table.rest``): ``who``, how many ``days``, how many of them
-    ``interrupted``, the healing ``dice`` (``entered``: typed in from the table) and the hit
-    points ``healed``."""
+    ``interrupted``, the healing ``dice`` (``entered``: typed in from the table; None for an
+    entry stored before that was recorded, which says neither) and the hit points
+    ``healed``."""
 
     who: str = ""
     days: int = 0
     interrupted: int = 0
     dice: list[int] = field(default_factory=list)
-    entered: bool = False
+    entered: bool | None = None
     healed: int = 0
 
 
@@ -143,8 +144,9 @@ class Area(Payload):
 class FreeRoll(Payload):
     """Dice rolled for anything (``combat.table.free_roll``), or an area effect's damage
     (``combat.group.area_effect``): the ``label``, the dice expression, the ``dice``
-    (``entered``: typed in) and their ``total``; an area effect's adds its ``area`` and the
-    names of the targets ``waiting`` for their players to roll their saves.
+    (``entered``: typed in; None, stored before that was recorded) and their ``total``; an
+    area effect's adds its ``area`` and the names of the targets ``waiting`` for their
+    players to roll their saves.
 
     A free roll stores its ``label`` even when empty (the envelope's is stored only when
     set), as it always has."""
@@ -152,7 +154,7 @@ class FreeRoll(Payload):
     label: str = ""
     expr: str = ""
     dice: list[int] = field(default_factory=list)
-    entered: bool = False
+    entered: bool | None = None
     total: int = 0
     area: Area | None = omitted()
     waiting: list[str] | None = omitted()
