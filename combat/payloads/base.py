@@ -259,12 +259,13 @@ class Shown(Payload):
 
 @dataclass(kw_only=True)
 class Roll(Payload):
-    """A d20 roll: its natural (``entered``: typed in from a die rolled at the table),
+    """A d20 roll: its natural (``entered``: typed in from a die rolled at the table; None in
+    entries written before dice said where they came from),
     modifiers (``[value, reason key]`` pairs), total, the number it needed, and whether it
     succeeded."""
 
     natural: int | None = None
-    entered: bool = False
+    entered: bool | None = None
     mods: list[list[Any]] = field(default_factory=list)
     total: int | None = None
     needed: int | None = None
@@ -273,12 +274,12 @@ class Roll(Payload):
 
 @dataclass(kw_only=True)
 class DamageRoll(Payload):
-    """A damage roll: the dice expression, the dice (typed in or the server's), their sum,
-    modifiers, and the total dealt."""
+    """A damage roll: the dice expression, the dice (``entered``: typed in, else the
+    server's; None in older entries), their sum, modifiers, and the total dealt."""
 
     expr: str = ""
     dice: list[int] = field(default_factory=list)
-    entered: bool = False
+    entered: bool | None = None
     rolled: int | None = None
     mods: list[list[Any]] = field(default_factory=list)
     total: int = 0
