@@ -168,6 +168,11 @@ def default() -> System:
     raise LookupError("no default rules system is registered")
 
 
+def default_key() -> str:
+    """The default system's key: a new encounter's, until the referee picks another."""
+    return default().key
+
+
 def get(key: str | None) -> System:
     """The system of that key; the default for one no longer (or never) registered."""
     found = _SYSTEMS.get(key or "")
