@@ -67,15 +67,15 @@ class BecmiAttack(table.Attack):
         self.result = result
         data.outcome = result.outcome.value
         if result.natural is not None:
-            data.roll = entries.BecmiHitRoll(
-                natural=result.natural,
-                entered=self.natural is not None,
-                mods=table.modifiers(result.modifiers),
-                total=result.total,
+            entered = self.natural is not None
+            data.roll = table.roll_data(
+                result,
                 needed=result.needed,
                 success=result.hit,
-                automatic=result.natural == 1,
+                entered=entered,
+                payload=entries.BecmiHitRoll,
             )
+            data.roll.automatic = result.natural == 1
         return result.hit
 
     def damage(
@@ -149,13 +149,12 @@ def saving_throw(
         who=actor.name,
         category=category,
         magical=bool(magical),
-        roll=entries.BecmiRoll(
-            natural=result.natural,
-            entered=natural is not None,
-            mods=table.modifiers(result.modifiers),
-            total=result.total,
+        roll=table.roll_data(
+            result,
             needed=result.target,
             success=result.saved,
+            entered=natural is not None,
+            payload=entries.BecmiRoll,
         ),
     )
     return table.record(

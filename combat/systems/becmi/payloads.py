@@ -117,8 +117,8 @@ class Special(Payload):
 
 @dataclass(kw_only=True)
 class StunRoll(Payload):
-    """A strike's stun roll: 1d20 − the target's CON gives ``t``; ``entered``: None for an
-    entry stored before it was recorded."""
+    """A strike's stun roll: 1d20 − the target's CON gives ``t`` (``entered``: typed in;
+    None, stored before that was recorded)."""
 
     natural: int | None = None
     entered: bool | None = None
@@ -215,10 +215,11 @@ class ShipLine(Payload):
 
 @dataclass(kw_only=True)
 class RamDamage(Payload):
-    """A ram's damage: its dice (typed in, or the server's) and their total."""
+    """A ram's damage: its dice (``entered``: typed in, else the server's; None, stored
+    before that was recorded) and their total."""
 
     dice: list[int] = field(default_factory=list)
-    entered: bool = False
+    entered: bool | None = None
     total: int = 0
 
 
@@ -247,7 +248,7 @@ class Ram(Naval):
 @dataclass(kw_only=True)
 class Grapple(Naval):
     """Grappling hooks thrown over a ``distance`` (ft): by ``mutual`` agreement, or the d6
-    (``natural``, None when none was rolled) and the ``outcome``."""
+    (``natural``, None when none was rolled; ``entered``: typed in) and the ``outcome``."""
 
     becmi: str = "grapple"
 
@@ -256,7 +257,7 @@ class Grapple(Naval):
     distance: int = 0
     mutual: bool = False
     natural: int | None = None
-    entered: bool = False
+    entered: bool | None = None
     outcome: str = ""
     grappled: bool = False
 
@@ -295,7 +296,7 @@ class HullDamage(Naval):
 @dataclass(kw_only=True)
 class Repair(Naval):
     """Temporary repairs by ``crew`` over ``turns``: hull points ``repaired``, and the 5d6
-    ``dice`` of the ``days`` they last."""
+    ``dice`` (``entered``: typed in) of the ``days`` they last."""
 
     becmi: str = "repair"
 
@@ -305,7 +306,7 @@ class Repair(Naval):
     repaired: int = 0
     days: int = 0
     dice: list[int] = field(default_factory=list)
-    entered: bool = False
+    entered: bool | None = None
     hull: ShipLine | None = None
 
 

@@ -23,11 +23,9 @@ def strength(combatant: Combatant) -> int | None:
 
 def hit_roll(attack: Any, entered: bool) -> Roll:
     """A hit roll (``rules.becmi`` attack result) as the entry keeps it."""
-    rolled = table.roll_data(attack, needed=attack.needed, success=attack.hit, entered=entered)
-    return Roll.from_json(rolled)
+    return table.roll_data(attack, needed=attack.needed, success=attack.hit, entered=entered)
 
 
 def save_roll(save: Any, entered: bool) -> Roll:
     """A saving throw (``rules.becmi`` save result) as the entry keeps it."""
-    rolled = table.roll_data(save, needed=save.target, success=save.saved, entered=entered)
-    return Roll.from_json(rolled)
+    return table.roll_data(save, needed=save.target, success=save.saved, entered=entered)
