@@ -3,7 +3,7 @@
 A group is one transaction: everyone it involves is locked first (in id order, so it never
 deadlocks with a single attack), its one-time key is claimed before anything is rolled (a
 second sending waits on the key and is told the first one's result), and it writes one log
-entry per attack or target, each marked with ``data["group"]``::
+entry per attack or target, each marked with its payload's ``group`` (``combat.payloads``)::
 
     {"id": "…", "kind": "attack" | "area", "index": 1, "size": 4}
 
@@ -27,6 +27,7 @@ from combat import table
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import ActionKey, Combatant, EntryKind, LogEntry, PendingSave
+from combat.payloads import table as entries
 from combat.systems.ose import actions
 from rules import dice, ose
 from rules.core import Modifier
@@ -85,9 +86,11 @@ def _keep_result(viewer: Viewer, once: str, entry: LogEntry) -> None:
 
 
 def _mark(entry: LogEntry, group: dict[str, Any], index: int) -> LogEntry:
-    """Put the group marker on an entry written by ``actions`` (not announced yet: that
+    """Put the group marker on an attack written by ``actions`` (not announced yet: that
     happens on commit, so no one has seen it without its marker)."""
-    entry.data = entry.data | {"group": group | {"index": index}}
+    marked = entry.payload
+    marked.group = group | {"index": index}
+    entry.data = marked.to_json()
     entry.save(update_fields=["data"])
     return entry
 
@@ -124,11 +127,11 @@ def attack_together(
         if rows[planned.target.pk].dead:
             raise Refused("target_is_dead", name=planned.target.name)
     group = _new_group(ATTACK, len(attacks))
-    entries = []
+    written = []
     for index, planned in enumerate(attacks, start=1):
         attacker, target = rows[planned.attacker.pk], rows[planned.target.pk]
         if attacker.dead or target.dead:
-            entry = _skipped(viewer, attacker, target, mode, secret)
+            entry = _skipped(viewer, attacker, target, mode, secret, group | {"index": index})
         else:
             entry = actions.attack(
                 viewer,
@@ -143,24 +146,29 @@ def attack_together(
             )
             for effect in entry.effects:  # what this attack did, for the next ones to see
                 rows[effect["combatant"]].hp += effect["hp"]
-        entries.append(_mark(entry, group, index))
-    _keep_result(viewer, once, entries[-1])
-    return entries[::-1]
+            entry = _mark(entry, group, index)
+        written.append(entry)
+    _keep_result(viewer, once, written[-1])
+    return written[::-1]
 
 
 def _skipped(
-    viewer: Viewer, attacker: Combatant, target: Combatant, mode: str, secret: bool
+    viewer: Viewer,
+    attacker: Combatant,
+    target: Combatant,
+    mode: str,
+    secret: bool,
+    group: dict[str, Any],
 ) -> LogEntry:
     """An attack of the group that does not happen: its attacker or its target was killed by
     an earlier attack of the same group. Logged, so everyone sees why it did not come."""
-    data = {
-        "attacker": attacker.name,
-        "target": target.name,
-        "mode": mode,
-        "skipped": ATTACKER_DEAD if attacker.dead else TARGET_DEAD,
-        "roll": None,
-        "damage": None,
-    }
+    data = entries.Attack(
+        attacker=attacker.name,
+        target=target.name,
+        mode=mode,
+        skipped=ATTACKER_DEAD if attacker.dead else TARGET_DEAD,
+        group=group,
+    )
     return table.record(
         viewer,
         EntryKind.ATTACK,
@@ -216,7 +224,7 @@ def area_effect(
     amount = max(rolled.total, 0)  # damage never heals
     group = _new_group(AREA, len(targets))
     modifiers = [Modifier(modifier, "situational")] if modifier else []
-    entries, waiting = [], []
+    written, waiting = [], []
     for index, exposed in enumerate(targets, start=1):
         target = rows[exposed.target.pk]
         if players_roll and target.seat_id and exposed.natural is None:
@@ -233,20 +241,21 @@ def area_effect(
             )
             waiting.append(target)  # a hidden one is left out for players (combat.unseen)
             continue
+        marker = group | {"index": index}
         entry = _save_against(
-            viewer, target, category, modifiers, exposed.natural, amount, on_save, secret
+            viewer, target, category, modifiers, exposed.natural, amount, on_save, secret, marker
         )
-        entries.append(_mark(entry, group, index))
-    data = {
-        "expr": dice.format_expression(rolled.expression),
-        "dice": list(rolled.naturals),
-        "entered": damage_dice is not None,
-        "total": rolled.total,
-        "label": label,
-        "area": {"category": category, "on_save": on_save, "damage": amount},
-        "waiting": [target.name for target in waiting],
-        "group": group | {"index": 0},
-    }
+        written.append(entry)
+    data = entries.FreeRoll(
+        expr=dice.format_expression(rolled.expression),
+        dice=list(rolled.naturals),
+        entered=damage_dice is not None,
+        total=rolled.total,
+        label=label,
+        area=entries.Area(category=category, on_save=on_save, damage=amount),
+        waiting=[target.name for target in waiting],
+        group=group | {"index": 0},
+    )
     # Players may learn of the effect unless it is secret or touched only what they cannot see.
     unseen = all(rows[t.target.pk].hidden for t in targets)
     head = table.record(
@@ -257,7 +266,7 @@ def area_effect(
         names=waiting,
     )
     _keep_result(viewer, once, head)
-    return [head, *entries[::-1]]
+    return [head, *written[::-1]]
 
 
 def _save_against(
@@ -269,7 +278,12 @@ def _save_against(
     amount: int,
     on_save: str,
     secret: bool,
+    group: dict[str, Any],
+    label: str = "",
 ) -> LogEntry:
+    """A target's save against an area effect's ``amount``, written as
+    ``actions.saving_throw`` writes one, with its ``group`` marker (and a pending save's
+    ``label``)."""
     result = ose.resolve_save(
         save_value=target.save_value(category),
         category=category,
@@ -279,20 +293,22 @@ def _save_against(
         damage=amount,
     )
     taken = damage_taken(result, on_save)
-    data: dict[str, Any] = {
-        "who": target.name,
-        "category": category,
-        "roll": table.roll_data(
+    data = entries.Save(
+        who=target.name,
+        category=category,
+        roll=table.roll_data(
             result, needed=result.needed, success=result.success, entered=natural is not None
         ),
-        "damage": {
-            "amount": amount,
-            "taken": taken,
-            "halved": on_save == HALF and taken != amount,
-            "negated": on_save == NONE and result.success,
-        },
-    }
-    effect, data["killed"] = table.hurt(target, taken)
+        damage=entries.SaveDamage(
+            amount=amount,
+            taken=taken,
+            halved=on_save == HALF and taken != amount,
+            negated=on_save == NONE and result.success,
+        ),
+        group=group,
+        label=label,
+    )
+    effect, data.killed = table.hurt(target, taken)
     return table.record(
         viewer,
         EntryKind.SAVE,
@@ -327,10 +343,9 @@ def roll_pending_save(viewer: Viewer, pending: PendingSave, natural: int | None)
         pending.amount,
         pending.on_save,
         pending.secret,
+        {"index": 0} | pending.group,
+        pending.label,
     )
-    entry = _mark(entry, pending.group, pending.group.get("index", 0))
-    entry.data = entry.data | {"label": pending.label}
-    entry.save(update_fields=["data"])
     pending.entry = entry
     pending.save(update_fields=["resolved", "entry"])
     return entry
@@ -349,7 +364,7 @@ def entries_of(viewer: Viewer, entry: LogEntry | None) -> list[LogEntry]:
     were written in one transaction, so their numbers are next to each other's."""
     if entry is None:
         return []
-    group = entry.data.get("group")
+    group = entry.payload.group
     if not isinstance(group, dict):
         return [entry]
     reach = int(group.get("size", 0)) + 1

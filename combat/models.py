@@ -719,9 +719,10 @@ class LogEntry(models.Model):
         (its latest change), a morale check or a condition."""
         if self.kind == EntryKind.UNDO:
             return False
+        if self.effects or self.kind in UNDOABLE_WITHOUT_EFFECTS:
+            return True
         # BECMI (combat.systems.becmi.special): a hold, a knock-out or a ship's state to put back.
-        restore = isinstance(self.data, dict) and bool(self.data.get("restore"))
-        return bool(self.effects) or self.kind in UNDOABLE_WITHOUT_EFFECTS or restore
+        return bool(self.payload.get("restore"))
 
     @property
     def payload(self) -> payloads.Payload:

@@ -22,6 +22,7 @@ from combat.payloads.base import (
     kind,
     omitted,
     read,
+    to_json,
 )
 
 # The shared kinds register themselves (``kind``) when imported.
@@ -40,4 +41,5 @@ __all__ = [
     "kind",
     "omitted",
     "read",
+    "to_json",
 ]

@@ -47,6 +47,7 @@ __all__ = [
     "kind",
     "omitted",
     "read",
+    "to_json",
 ]
 
 P = TypeVar("P", bound="Payload")
@@ -120,7 +121,7 @@ class Payload:
             value = getattr(self, name)
             if omit and value == default:
                 continue
-            out[name] = _json(value)
+            out[name] = to_json(value)
         return out | self.extra
 
     def __getitem__(self, key: str) -> Any:
@@ -148,13 +149,16 @@ class Payload:
         return getattr(self, key, default)
 
 
-def _json(value: Any) -> Any:
+def to_json(value: Any) -> Any:
+    """``value`` as JSON stores it: a payload as its :meth:`Payload.to_json`, and so each one
+    inside a list or a dict (a writer that still builds its entry as a dict may put payloads
+    in it: ``combat.table.record`` stores it through this)."""
     if isinstance(value, Payload):
         return value.to_json()
     if isinstance(value, list | tuple):
-        return [_json(item) for item in value]
+        return [to_json(item) for item in value]
     if isinstance(value, dict):
-        return {key: _json(item) for key, item in value.items()}
+        return {key: to_json(item) for key, item in value.items()}
     return value
 
 
@@ -255,12 +259,13 @@ class Shown(Payload):
 
 @dataclass(kw_only=True)
 class Roll(Payload):
-    """A d20 roll: its natural (``entered``: typed in from a die rolled at the table),
+    """A d20 roll: its natural (``entered``: typed in from a die rolled at the table; None in
+    entries written before dice said where they came from),
     modifiers (``[value, reason key]`` pairs), total, the number it needed, and whether it
     succeeded."""
 
     natural: int | None = None
-    entered: bool = False
+    entered: bool | None = None
     mods: list[list[Any]] = field(default_factory=list)
     total: int | None = None
     needed: int | None = None
@@ -269,12 +274,12 @@ class Roll(Payload):
 
 @dataclass(kw_only=True)
 class DamageRoll(Payload):
-    """A damage roll: the dice expression, the dice (typed in or the server's), their sum,
-    modifiers, and the total dealt."""
+    """A damage roll: the dice expression, the dice (``entered``: typed in, else the
+    server's; None in older entries), their sum, modifiers, and the total dealt."""
 
     expr: str = ""
     dice: list[int] = field(default_factory=list)
-    entered: bool = False
+    entered: bool | None = None
     rolled: int | None = None
     mods: list[list[Any]] = field(default_factory=list)
     total: int = 0

@@ -1,8 +1,11 @@
-"""The payloads of the entries every system's actions write through the table's toolkit."""
+"""The payloads of the entries every system's actions write through the table's toolkit:
+attacks, and (as OSE writes them: a system with its own gives them through its ``System``)
+saving throws and ability checks; hit points damaged, healed or corrected by hand, rest, free
+rolls (an area effect's among them: ``combat.group``) and undos."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from combat.payloads.base import DamageRoll, Payload, Roll, kind, omitted
 from combat.payloads.zones import Location, Special, ZoneEffect
@@ -21,7 +24,9 @@ class Attack(Payload):
     named attack), ``mode`` melee or missile, the table's attack ``method``; either the
     ``helpless`` rule that decided it without a roll or the ``roll``; the ``damage`` of a hit;
     whether it ``killed`` (None until known); ``location``: where a hit landed, with hit
-    locations on (``combat.zones``). A system's own attack extends this class."""
+    locations on (``combat.zones``); ``skipped``: why an attack of a group did not happen
+    (``combat.group``: its attacker or its target killed by an earlier one). A system's own
+    attack extends this class."""
 
     attacker: str = ""
     target: str = ""
@@ -36,6 +41,137 @@ class Attack(Payload):
     special: Special | None = omitted()
     zone_damage: int | None = omitted()
     zone_effects: list[ZoneEffect] | None = omitted()
+    skipped: str = omitted("")
 
 
 kind("attack")(Attack)
+
+
+@dataclass(kw_only=True)
+class SaveDamage(Payload):
+    """The damage a saving throw was against: the ``amount`` rolled, what was ``taken``,
+    whether the save ``halved`` it; ``negated``: an area effect's whose save negates it
+    (``combat.group``; a single save does not say)."""
+
+    amount: int = 0
+    taken: int = 0
+    halved: bool = False
+    negated: bool | None = omitted()
+
+
+@kind("save")
+@dataclass(kw_only=True)
+class Save(Payload):
+    """A saving throw (``combat.systems.ose.actions.saving_throw``; an area effect's,
+    ``combat.group``): ``who`` saved, against which ``category``, the ``roll``, the
+    ``damage`` it was against (None: none), and whether that ``killed`` (stored only with
+    damage)."""
+
+    who: str = ""
+    category: str = ""
+    roll: Roll | None = None
+    damage: SaveDamage | None = None
+    killed: bool | None = omitted()
+
+
+@kind("check")
+@dataclass(kw_only=True)
+class Check(Payload):
+    """An ability check (``combat.systems.ose.actions.ability_check``): ``who``, the
+    ``ability`` and its ``score``, and the ``roll`` under it."""
+
+    who: str = ""
+    ability: str = ""
+    score: int = 0
+    roll: Roll | None = None
+
+
+@kind("damage")
+@kind("heal")
+@dataclass(kw_only=True)
+class HitPoints(Payload):
+    """Damage or healing applied by hand (``combat.table.change_hit_points``): ``who`` and
+    their ``side`` (players do not see how much of a foe's healing took), the ``amount``
+    asked, the hit points ``applied``, and whether it ``killed``."""
+
+    who: str = ""
+    side: str = ""
+    amount: int = 0
+    applied: int = 0
+    killed: bool = False
+
+
+@kind("correct")
+@dataclass(kw_only=True)
+class Correction(Payload):
+    """Hit points the referee set outright (``combat.table.correct_hit_points``): ``who``,
+    their ``side``, the hit points ``before`` and ``after``, and whether that ``killed`` or
+    ``revived`` them."""
+
+    who: str = ""
+    side: str = ""
+    before: int = 0
+    after: int = 0
+    killed: bool = False
+    revived: bool = False
+
+
+@kind("rest")
+@dataclass(kw_only=True)
+class Rest(Payload):
+    """Days of rest (``combat.table.rest``): ``who``, how many ``days``, how many of them
+    ``interrupted``, the healing ``dice`` (``entered``: typed in from the table; None for an
+    entry stored before that was recorded, which says neither) and the hit points
+    ``healed``."""
+
+    who: str = ""
+    days: int = 0
+    interrupted: int = 0
+    dice: list[int] = field(default_factory=list)
+    entered: bool | None = None
+    healed: int = 0
+
+
+@dataclass(kw_only=True)
+class Area(Payload):
+    """What an area effect's saves are against (``combat.group.area_effect``): the save's
+    ``category``, what a success does (``on_save``: ``"half"`` or ``"none"``) and the
+    ``damage`` every target is exposed to."""
+
+    category: str = ""
+    on_save: str = ""
+    damage: int = 0
+
+
+@kind("roll")
+@dataclass(kw_only=True)
+class FreeRoll(Payload):
+    """Dice rolled for anything (``combat.table.free_roll``), or an area effect's damage
+    (``combat.group.area_effect``): the ``label``, the dice expression, the ``dice``
+    (``entered``: typed in; None, stored before that was recorded) and their ``total``; an
+    area effect's adds its ``area`` and the names of the targets ``waiting`` for their
+    players to roll their saves.
+
+    A free roll stores its ``label`` even when empty (the envelope's is stored only when
+    set), as it always has."""
+
+    label: str = ""
+    expr: str = ""
+    dice: list[int] = field(default_factory=list)
+    entered: bool | None = None
+    total: int = 0
+    area: Area | None = omitted()
+    waiting: list[str] | None = omitted()
+
+
+@kind("undo")
+@dataclass(kw_only=True)
+class Undo(Payload):
+    """An undo (``combat.table.undo``): the undone entry's number (``entry_seq``), its
+    players' number (``entry_public_seq``: None for an entry players never saw) and kind,
+    and the names of those it ``revived``."""
+
+    entry_seq: int = 0
+    entry_public_seq: int | None = None
+    entry_kind: str = ""
+    revived: list[str] = field(default_factory=list)

@@ -44,9 +44,11 @@ entry, hit roll and damage, and :meth:`Attack.run` keeps the order above for eve
 the roll; damage, landed in a zone or taken from the hit points; one entry).
 
 The log entry's ``data`` is keys and numbers only, so each viewer reads it in their own
-language; :func:`modifiers`, :func:`roll_data` and :func:`damage_data` store a roll's
-parts that way. Its ``effects`` are what :func:`undo` reverses: a new entry, the original
-kept, each entry undone once however many ask at once (:class:`AlreadyUndone`).
+language: an action builds its kind's payload (``combat.payloads``), the parts of a roll
+with :func:`roll_data` and :func:`damage_data` (a ``Roll`` and a ``DamageRoll``), their
+modifiers with :func:`modifiers`. Its ``effects`` are what :func:`undo` reverses: a new
+entry, the original kept, each entry undone once however many ask at once
+(:class:`AlreadyUndone`).
 
 The death rule: a combatant at 0 hit points or fewer is dead (``Combatant.dead``): it does
 not act (:func:`alive`) and cannot be attacked (``target_is_dead``); the rules refuse to

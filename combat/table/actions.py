@@ -10,6 +10,7 @@ from combat import registry
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, LogEntry
+from combat.payloads import table as entries
 from combat.table import hooks
 from combat.table.life import alive, hurt, set_hp
 from combat.table.locks import locked
@@ -34,14 +35,14 @@ def change_hit_points(
     else:
         effect, killed = set_hp(actor, ose.apply_healing(actor.hp, actor.hp_max, amount).after)
         kind = EntryKind.HEAL
-    data = {
-        "who": actor.name,
+    data = entries.HitPoints(
+        who=actor.name,
         # Players do not see a foe's numbers: how much of a healing took would tell them.
-        "side": actor.side,
-        "amount": amount,
-        "applied": abs(effect["hp"]),
-        "killed": killed,
-    }
+        side=actor.side,
+        amount=amount,
+        applied=abs(effect["hp"]),
+        killed=killed,
+    )
     return record(
         viewer, kind, data, secret=kept_secret(viewer, False, actor), effects=[effect], once=once
     )
@@ -52,14 +53,14 @@ def correct_hit_points(viewer: Viewer, *, actor: Combatant, hp: int) -> LogEntry
     other change of hit points. Runs inside the caller's transaction, which holds the row."""
     before = actor.hp
     effect, killed = set_hp(actor, hp)
-    data = {
-        "who": actor.name,
-        "side": actor.side,
-        "before": before,
-        "after": actor.hp,
-        "killed": killed,
-        "revived": before <= 0 < actor.hp,
-    }
+    data = entries.Correction(
+        who=actor.name,
+        side=actor.side,
+        before=before,
+        after=actor.hp,
+        killed=killed,
+        revived=before <= 0 < actor.hp,
+    )
     return record(
         viewer, EntryKind.CORRECT, data, secret=kept_secret(viewer, False, actor), effects=[effect]
     )
@@ -83,14 +84,14 @@ def rest(
         schedule, rng=RNG, naturals=day_dice, current_hp=actor.hp, max_hp=actor.hp_max
     )
     effect, _killed = set_hp(actor, result.hp.after)
-    data = {
-        "who": actor.name,
-        "days": days,
-        "interrupted": interrupted,
-        "dice": [n for n in result.naturals if n is not None],
-        "entered": day_dice is not None,
-        "healed": effect["hp"],
-    }
+    data = entries.Rest(
+        who=actor.name,
+        days=days,
+        interrupted=interrupted,
+        dice=[n for n in result.naturals if n is not None],
+        entered=day_dice is not None,
+        healed=effect["hp"],
+    )
     return record(
         viewer,
         EntryKind.REST,
@@ -113,13 +114,13 @@ def free_roll(
 ) -> LogEntry:
     """Any dice, for anything the table needs rolled."""
     rolled = dice.roll(expression, rng=RNG, entered=entered)
-    data = {
-        "expr": dice.format_expression(rolled.expression),
-        "dice": list(rolled.naturals),
-        "entered": entered is not None,
-        "total": rolled.total,
-        "label": label,
-    }
+    data = entries.FreeRoll(
+        expr=dice.format_expression(rolled.expression),
+        dice=list(rolled.naturals),
+        entered=entered is not None,
+        total=rolled.total,
+        label=label,
+    )
     return record(viewer, EntryKind.ROLL, data, secret=kept_secret(viewer, secret), once=once)
 
 
@@ -156,12 +157,12 @@ def _undo(viewer: Viewer, entry: LogEntry) -> LogEntry:
         # told why rather than shown a server error.
         logger.warning("entry #%s cannot be undone: its data cannot be read", entry.seq)
         raise Refused("entry_unreadable") from None
-    data = {
-        "entry_seq": entry.seq,
-        "entry_public_seq": entry.public_seq,
-        "entry_kind": entry.kind,
-        "revived": [c.name for c in revived],
-    }
+    data = entries.Undo(
+        entry_seq=entry.seq,
+        entry_public_seq=entry.public_seq,
+        entry_kind=entry.kind,
+        revived=[c.name for c in revived],
+    )
     return record(
         viewer,
         EntryKind.UNDO,

@@ -11,7 +11,7 @@ from combat import unseen
 from combat.access import Viewer
 from combat.db.prepared import Prepared, insert, insert_statement, inserted_values, run_then_read
 from combat.models import ActionKey, Combatant, Encounter, LogEntry, Side, bump_returning
-from combat.payloads import Payload
+from combat.payloads import Payload, Shown, to_json
 from combat.table import hooks
 
 
@@ -53,7 +53,7 @@ def kept_secret(viewer: Viewer, wanted: bool, *combatants: Combatant) -> bool:
     return (viewer.is_referee and wanted) or any(c.hidden for c in combatants)
 
 
-def _public_outcome(viewer: Viewer, effects: Sequence[dict[str, int]]) -> list[dict[str, Any]]:
+def _public_outcome(viewer: Viewer, effects: Sequence[dict[str, int]]) -> list[Shown]:
     """What players may learn of a secret entry: the hit points it changed where they see
     them (their side's, or foes' when the referee shows those), without the cause."""
     encounter = viewer.encounter
@@ -66,13 +66,13 @@ def _public_outcome(viewer: Viewer, effects: Sequence[dict[str, int]]) -> list[d
             continue
         before = combatant.hp - effect["hp"]
         shown.append(
-            {
-                "who": combatant.name,
-                "hp": effect["hp"],
-                "amount": abs(effect["hp"]),
-                "killed": before > 0 >= combatant.hp,
-                "revived": before <= 0 < combatant.hp,
-            }
+            Shown(
+                who=combatant.name,
+                hp=effect["hp"],
+                amount=abs(effect["hp"]),
+                killed=before > 0 >= combatant.hp,
+                revived=before <= 0 < combatant.hp,
+            )
         )
     return shown
 
@@ -88,11 +88,12 @@ def record(
     once: str = "",
     names: Iterable[Combatant] = (),
 ) -> LogEntry:
-    """Write ``data`` (its kind's payload: ``combat.payloads``) as the encounter's next log
-    entry and announce it after commit.
+    """Write ``data`` (its kind's payload: ``combat.payloads``; a writer not converted yet
+    may still give a dict, payloads in it stored as theirs) as the encounter's next log entry
+    and announce it after commit.
 
     The entry takes the encounter's next sequence number (and its next public one unless it
-    is secret, or a secret whose ``effects`` players may see: ``data["public"]``), claims
+    is secret, or a secret whose ``effects`` players may see: the payload's ``public``), claims
     ``once`` for itself (:class:`Repeated` if it was claimed before: the caller's
     transaction then rolls back), and is announced once the transaction commits.
     ``effects``: the hit points it changed, ``{"combatant": pk, "hp": change}`` each (and
@@ -101,13 +102,12 @@ def record(
     ``secret``): those hidden now are left out of what players read of it
     (``combat.unseen``)."""
     encounter = viewer.encounter
-    if isinstance(data, Payload):
-        data = data.to_json()
+    data = data.to_json() if isinstance(data, Payload) else to_json(data)
     data = unseen.stamped(data, names)
     if secret:
         public = _public_outcome(viewer, effects)
         if public:
-            data = data | {"public": public}
+            data = data | {"public": to_json(public)}
     entry = LogEntry(
         encounter=encounter,
         kind=kind,

@@ -2,6 +2,10 @@
 a hit's damage (each drawn by its template in ``templates/combat/log/``), and the two pieces
 that come mid-sentence, where a template's closing newline would show: where a die came from,
 and a roll's modifiers with their reasons.
+
+The rolls they draw are an entry's typed parts (``combat.payloads.Roll``, ``DamageRoll``, or a
+system's subclass); a system whose entries are not typed yet gives its stored dicts, which the
+templates read alike (``r.total`` is a key or an attribute), so each is drawn as it comes.
 """
 
 from __future__ import annotations
@@ -52,7 +56,8 @@ def mods(mods: Any) -> SafeString:
 
 @register.inclusion_tag("combat/log/_roll_line.html")
 def roll_line(roll: Any, under: bool = False) -> dict[str, Any]:
-    """A roll against a number: over it (attacks, saves), or ``under`` it (ability checks)."""
+    """A roll (a ``Roll`` payload, or its dict) against a number: over it (attacks, saves), or
+    ``under`` it (ability checks)."""
     return {"r": roll, "under": under}
 
 
@@ -62,13 +67,13 @@ register.inclusion_tag("combat/log/_roll_line.html", name="system_roll_line")(ro
 
 @register.inclusion_tag("combat/log/_hit.html")
 def hit_outcome(roll: Any) -> dict[str, Any]:
-    """An attack's outcome, for every system."""
+    """An attack's outcome (its roll: a payload, or its dict), for every system."""
     return {"r": roll}
 
 
 @register.inclusion_tag("combat/log/_damage_line.html")
 def damage_line(damage: Any) -> dict[str, Any]:
-    """A hit's damage, for every system."""
+    """A hit's damage (a ``DamageRoll`` payload, or its dict), for every system."""
     return {"damage": damage}
 
 

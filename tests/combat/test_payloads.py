@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from combat import payloads, registry
-from combat.payloads import base
+from combat.payloads import base, table
 
 
 @dataclass(kw_only=True)
@@ -93,3 +93,21 @@ def test_a_system_types_its_own_entries_through_the_registry() -> None:
         assert payloads.class_of("save", {"system": "toy-payloads"}) is not Hit
     finally:
         registry.unregister("toy-payloads")
+
+
+def test_a_dict_holding_payloads_is_stored_as_their_json() -> None:
+    """A writer not converted yet may put payloads in its dict (``combat.table.record``)."""
+    data = {"who": "Nim", "roll": payloads.Roll(total=3), "seen": [payloads.Shown(who="Zora")]}
+    stored = payloads.to_json(data)
+    assert stored["roll"] == payloads.Roll(total=3).to_json()
+    assert stored["seen"][0]["who"] == "Zora" and stored["who"] == "Nim"
+
+
+def test_the_shared_kinds_store_what_they_stored_before() -> None:
+    """A free roll keeps its label even when empty; an area effect's own keys, and a save's
+    ``negated``, only where they were written (``combat.group``)."""
+    free = payloads.read("roll", {"label": "", "expr": "1d6", "dice": [4], "total": 4})
+    assert isinstance(free, table.FreeRoll)
+    assert free.to_json() == {"label": "", "expr": "1d6", "dice": [4], "entered": None, "total": 4}
+    save = table.Save(who="Nim", damage=table.SaveDamage(amount=4, taken=2, halved=True))
+    assert "negated" not in save.to_json()["damage"] and "killed" not in save.to_json()

@@ -10,6 +10,7 @@ import pytest
 from django.template import Context, Template
 from django.utils import translation
 
+from combat import payloads
 from combat.templatetags.roll_lines import die_source, mods
 
 ROLL = {"natural": 15, "entered": True, "mods": [[2, "str"]], "total": 17, "needed": 14}
@@ -117,3 +118,16 @@ def test_a_damage_line_says_its_dice_and_when_a_hit_dealt_at_least_one() -> None
     )
     with translation.override("cs"):
         assert "Zranění 1k6: [" in _drawn("{% damage_line d %}", d=damage)
+
+
+def test_a_typed_roll_and_damage_are_drawn_as_their_stored_data() -> None:
+    """The tags take an entry's typed parts (``combat.payloads``) or, from a system not typed
+    yet, the dicts it stores: the same line either way."""
+    roll = ROLL | {"success": True}
+    typed = payloads.Roll.from_json(roll)
+    assert roll_line(typed) == roll_line(roll)
+    assert roll_line(typed, under=True) == roll_line(roll, under=True)
+    assert hit_outcome(typed) == hit_outcome(roll)
+    damage = {"expr": "1d8", "dice": [5], "entered": True, "rolled": 5, "mods": [], "total": 5}
+    drawn = _drawn("{% damage_line d %}", d=damage)
+    assert _drawn("{% damage_line d %}", d=payloads.DamageRoll.from_json(damage)) == drawn

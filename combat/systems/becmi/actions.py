@@ -2,7 +2,8 @@
 through the hit table with range and cover, and the five saves by their BECMI names.
 
 As ``combat.table`` says: one transaction, the rows locked, one log entry of keys and numbers
-(``"system": "becmi"``), announced after commit; hit locations land a hit as for OSE.
+(its payload: ``combat.systems.becmi.payloads``, ``"system": "becmi"``), announced after
+commit; hit locations land a hit as for OSE.
 """
 
 from __future__ import annotations
@@ -14,11 +15,10 @@ from django.db import transaction
 from combat import table
 from combat.access import Viewer
 from combat.models import Combatant, EntryKind, LogEntry
+from combat.systems.becmi import payloads as entries
 from combat.systems.becmi.forms import becmi_attack_inputs, becmi_save_modifiers
 from rules import becmi, dice
 from rules.core import Modifier
-
-SYSTEM = "becmi"
 
 
 class BecmiAttack(table.Attack):
@@ -41,22 +41,18 @@ class BecmiAttack(table.Attack):
         self.modifier, self.natural = modifier, natural
         self.result: becmi.AttackResult | None = None  # the roll, once made
 
-    def entry(self, attacker: Combatant, target: Combatant) -> dict[str, Any]:
-        return {
-            "system": SYSTEM,
-            "attacker": attacker.name,
-            "target": target.name,
-            "attack_name": self.attack_name,
-            "mode": self.mode,
-            "range": self.range_band or "",
-            "cover": self.cover,
-            "cover_material": self.cover_material,
-            "outcome": None,
-            "roll": None,
-            "damage": None,
-        }
+    def entry(self, attacker: Combatant, target: Combatant) -> entries.BecmiAttack:
+        return entries.BecmiAttack(
+            attacker=attacker.name,
+            target=target.name,
+            attack_name=self.attack_name,
+            mode=self.mode,
+            range=self.range_band or "",
+            cover=self.cover,
+            cover_material=self.cover_material,
+        )
 
-    def roll(self, attacker: Combatant, target: Combatant, data: dict[str, Any]) -> bool:
+    def roll(self, attacker: Combatant, target: Combatant, data: entries.BecmiAttack) -> bool:
         values = {
             "mode": self.mode,
             "range_band": self.range_band,
@@ -69,28 +65,29 @@ class BecmiAttack(table.Attack):
             attacker.thac0, target.ac, rng=table.RNG, natural=self.natural, **inputs
         )
         self.result = result
-        data["outcome"] = result.outcome.value
+        data.outcome = result.outcome.value
         if result.natural is not None:
-            data["roll"] = {
-                "sides": 20,
-                "natural": result.natural,
-                "entered": self.natural is not None,
-                "mods": table.modifiers(result.modifiers),
-                "total": result.total,
-                "needed": result.needed,
-                "success": result.hit,
-                "automatic": result.natural == 1,
-            }
+            entered = self.natural is not None
+            data.roll = table.roll_data(
+                result,
+                needed=result.needed,
+                success=result.hit,
+                entered=entered,
+                payload=entries.BecmiHitRoll,
+            )
+            data.roll.automatic = result.natural == 1
         return result.hit
 
-    def damage(self, attacker: Combatant, target: Combatant, data: dict[str, Any]) -> int | None:
+    def damage(
+        self, attacker: Combatant, target: Combatant, data: entries.BecmiAttack
+    ) -> int | None:
         total = super().damage(attacker, target, data)
-        assert total is not None
+        assert total is not None and data.damage is not None
         bonus = self.result.damage_bonus if self.result is not None else 0
         if bonus:  # the hit table's bonus for an AC easier than its first row
             total += bonus
-            data["damage"]["mods"] += table.modifiers([Modifier(bonus, "hit_table")])
-            data["damage"]["total"] = total
+            data.damage.mods += table.modifiers([Modifier(bonus, "hit_table")])
+            data.damage.total = total
         return total
 
 
@@ -148,22 +145,18 @@ def saving_throw(
     actor = table.alive(table.locked(viewer, actor))
     mods = becmi_save_modifiers(actor, {"modifier": modifier, "magical": magical})
     result = becmi.resolve_save(actor.save_value(category), mods, rng=table.RNG, natural=natural)
-    data = {
-        "system": SYSTEM,
-        "who": actor.name,
-        "category": category,
-        "magical": bool(magical),
-        "roll": {
-            "sides": 20,
-            "natural": result.natural,
-            "entered": natural is not None,
-            "mods": table.modifiers(result.modifiers),
-            "total": result.total,
-            "needed": result.target,
-            "success": result.saved,
-            "automatic": False,
-        },
-    }
+    data = entries.BecmiSave(
+        who=actor.name,
+        category=category,
+        magical=bool(magical),
+        roll=table.roll_data(
+            result,
+            needed=result.target,
+            success=result.saved,
+            entered=natural is not None,
+            payload=entries.BecmiRoll,
+        ),
+    )
     return table.record(
         viewer, EntryKind.SAVE, data, secret=table.kept_secret(viewer, secret, actor), once=once
     )

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from combat.errors import Refused
 from combat.models import Wrestle
 from combat.registry import ROLL, Panel, System, referee
-from combat.systems.becmi import actions, classes, special, terms
+from combat.systems.becmi import actions, classes, payloads, special, terms
 from combat.systems.becmi import forms as becmi_forms
 from combat.systems.becmi import special_forms as sf
 from rules import becmi
@@ -181,6 +181,7 @@ SYSTEM = System(
     tools="becmi/_tools.html",
     log="becmi/_log.html",
     logs={"becmi": "becmi/_special_log.html"},
+    payloads=payloads.PAYLOADS,
     reasons=terms.REASONS,
     bestiary_note=_(
         "BECMI uses these B/X stat blocks, which the Rules Cyclopedia repeats for these "

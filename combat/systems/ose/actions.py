@@ -137,23 +137,20 @@ def saving_throw(
         natural=natural,
         damage=damage,
     )
-    data: dict[str, Any] = {
-        "who": actor.name,
-        "category": category,
-        "roll": table.roll_data(
+    data = entries.Save(
+        who=actor.name,
+        category=category,
+        roll=table.roll_data(
             result, needed=result.needed, success=result.success, entered=natural is not None
         ),
-        "damage": None,
-    }
+    )
     effects = []
     if damage is not None:
-        effect, data["killed"] = table.hurt(actor, result.damage_taken)
+        effect, data.killed = table.hurt(actor, result.damage_taken)
         effects.append(effect)
-        data["damage"] = {
-            "amount": damage,
-            "taken": result.damage_taken,
-            "halved": result.damage_taken != damage,
-        }
+        data.damage = entries.SaveDamage(
+            amount=damage, taken=result.damage_taken, halved=result.damage_taken != damage
+        )
     return table.record(
         viewer,
         EntryKind.SAVE,
@@ -180,14 +177,14 @@ def ability_check(
     result = ose.resolve_ability_check(
         score=score, modifier=modifier, rng=table.RNG, natural=natural
     )
-    data = {
-        "who": actor.name,
-        "ability": ability,
-        "score": score,
-        "roll": table.roll_data(
+    data = entries.Check(
+        who=actor.name,
+        ability=ability,
+        score=score,
+        roll=table.roll_data(
             result, needed=score, success=result.success, entered=natural is not None
         ),
-    }
+    )
     return table.record(
         viewer, EntryKind.CHECK, data, secret=table.kept_secret(viewer, secret, actor), once=once
     )

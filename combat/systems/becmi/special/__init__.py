@@ -3,17 +3,18 @@ between two combatants that lasts across rounds) and naval combat (ships as comb
 hit points are hull points: ramming, grappling, boarding, monster damage to hulls, repairs).
 
 As ``combat.table`` says: one transaction each, the rows locked, one log entry of keys and
-numbers (``data["becmi"]`` names the action), announced after commit. What an entry changed
-besides hit points (a knock-out, a hold, a ship's rowers and repairs) is in
-``data["restore"]``, which ``undo`` puts back; hit points come back through the entry's
-effects as for any other entry.
+numbers (its payload: ``combat.systems.becmi.payloads``, whose ``becmi`` names the action),
+announced after commit. What an entry changed besides hit points (a knock-out, a hold, a
+ship's rowers and repairs) is its payload's ``restore``, which ``undo`` puts back; hit points
+come back through the entry's effects as for any other entry.
 """
 
 from __future__ import annotations
 
 from combat.access import Viewer
 from combat.errors import Refused
-from combat.models import Combatant, Condition, EntryKind, Hold, LogEntry, Wrestle
+from combat.models import Combatant, Condition, EntryKind, LogEntry, Wrestle
+from combat.systems.becmi.payloads import HoldState, Restore
 from combat.systems.becmi.special.common import strength
 from combat.systems.becmi.special.naval import (
     ShipView,
@@ -55,32 +56,34 @@ from combat.systems.becmi.special.wrestling import (
 
 
 def undo(viewer: Viewer, entry: LogEntry) -> None:
-    """Put back what ``entry`` changed besides hit points (inside the undo's transaction)."""
-    restore = entry.data.get("restore") if isinstance(entry.data, dict) else None
-    if not restore:
+    """Put back what ``entry`` changed besides hit points (its payload's ``restore``: a
+    ``payloads.Restore``), inside the undo's transaction."""
+    restore = entry.payload.get("restore")
+    if not isinstance(restore, Restore):
         return
-    for pk in restore.get("conditions", []):
+    for pk in restore.conditions:
         Condition.objects.filter(pk=pk, combatant__encounter=viewer.encounter).update(rounds_left=0)
-    if "wrestle" in restore:
-        pk = restore["wrestle"]
-        later = LogEntry.objects.filter(
-            encounter=viewer.encounter,
-            kind=EntryKind.WRESTLE,
-            seq__gt=entry.seq,
-            undone_by__isnull=True,
-            data__restore__wrestle=pk,
-        ).exists()
-        if later:
-            raise Refused("undo_later_wrestling_first")
-        state = restore.get("state", {})
-        Wrestle.objects.filter(pk=pk, encounter=viewer.encounter).update(
-            hold=state.get("hold", Hold.FREE),
-            ended=bool(state.get("ended")),
-            rounds=state.get("rounds", 0),
-        )
-    if "ship" in restore:
-        fields = {k: v for k, v in restore.get("fields", {}).items() if k in SHIP_FIELDS}
-        Combatant.objects.filter(pk=restore["ship"], encounter=viewer.encounter).update(**fields)
+    if restore.wrestle is not None:
+        _restore_hold(viewer, entry, restore.wrestle, restore.state or HoldState())
+    if restore.ship is not None:
+        fields = {k: v for k, v in restore.fields.items() if k in SHIP_FIELDS}
+        Combatant.objects.filter(pk=restore.ship, encounter=viewer.encounter).update(**fields)
+
+
+def _restore_hold(viewer: Viewer, entry: LogEntry, pk: int, state: HoldState) -> None:
+    """A hold back as it stood before ``entry``; refused while a later round of it stands."""
+    later = LogEntry.objects.filter(
+        encounter=viewer.encounter,
+        kind=EntryKind.WRESTLE,
+        seq__gt=entry.seq,
+        undone_by__isnull=True,
+        data__restore__wrestle=pk,
+    ).exists()
+    if later:
+        raise Refused("undo_later_wrestling_first")
+    Wrestle.objects.filter(pk=pk, encounter=viewer.encounter).update(
+        hold=state.hold, ended=state.ended, rounds=state.rounds
+    )
 
 
 SHIP_FIELDS = ("rowers_lost", "hull_repaired")

@@ -7,6 +7,7 @@ from typing import Any
 
 from combat import table
 from combat.models import Combatant, Kind
+from combat.payloads import Roll
 from rules.core import Modifier
 
 
@@ -20,11 +21,11 @@ def strength(combatant: Combatant) -> int | None:
     return None if combatant.kind == Kind.MONSTER else combatant.str_score
 
 
-def hit_roll(attack: Any, entered: bool) -> dict[str, Any]:
+def hit_roll(attack: Any, entered: bool) -> Roll:
     """A hit roll (``rules.becmi`` attack result) as the entry keeps it."""
     return table.roll_data(attack, needed=attack.needed, success=attack.hit, entered=entered)
 
 
-def save_roll(save: Any, entered: bool) -> dict[str, Any]:
+def save_roll(save: Any, entered: bool) -> Roll:
     """A saving throw (``rules.becmi`` save result) as the entry keeps it."""
     return table.roll_data(save, needed=save.target, success=save.saved, entered=entered)

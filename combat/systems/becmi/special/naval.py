@@ -13,6 +13,18 @@ from combat import table
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, Kind, LogEntry
+from combat.systems.becmi.payloads import (
+    Board,
+    Grapple,
+    HullDamage,
+    Ram,
+    RamDamage,
+    Repair,
+    RepairsFail,
+    Restore,
+    Rowers,
+    ShipLine,
+)
 from combat.systems.becmi.special.common import hit_roll, situational
 from rules import becmi_attack, ose
 from rules import becmi_naval as naval
@@ -75,14 +87,16 @@ def ram_target(target: Combatant) -> naval.RamTarget:
     return naval.RamTarget.SHIP if target.kind == Kind.SHIP else naval.RamTarget.CREATURE
 
 
-def _ship_line(combatant: Combatant, before: ShipView | None = None) -> dict[str, Any]:
+def _ship_line(combatant: Combatant, before: ShipView | None = None) -> ShipLine:
     after = ship_view(combatant)
-    line = {"hull": after.hull, "hull_max": after.hull_max, "status": after.status}
-    line["side"] = combatant.side
-    line["speed"] = after.speed
-    if before is not None:
-        line["status_before"] = before.status
-    return line
+    return ShipLine(
+        hull=after.hull,
+        hull_max=after.hull_max,
+        status=after.status,
+        side=combatant.side,
+        speed=after.speed,
+        status_before=before.status if before is not None else "",
+    )
 
 
 @transaction.atomic
@@ -114,27 +128,24 @@ def ram(
         damage_naturals=damage_dice,
     )
     before = ship_view(target) if target.kind == Kind.SHIP else None
-    data: dict[str, Any] = {
-        "becmi": "ram",
-        "ship": ship.name,
-        "target": target.name,
-        "vessel": str(result.vessel),
-        "against": str(result.target),
-        "roll": hit_roll(result.attack, natural is not None),
-        "damage": None,
-        "killed": False,
-    }
+    data = Ram(
+        ship=ship.name,
+        target=target.name,
+        vessel=str(result.vessel),
+        against=str(result.target),
+        roll=hit_roll(result.attack, natural is not None),
+    )
     effects = []
     if result.attack.hit:
-        data["damage"] = {
-            "dice": list(result.damage_naturals),
-            "entered": damage_dice is not None,
-            "total": result.damage,
-        }
-        effect, data["killed"] = table.hurt(target, result.damage)
+        data.damage = RamDamage(
+            dice=list(result.damage_naturals),
+            entered=damage_dice is not None,
+            total=result.damage,
+        )
+        effect, data.killed = table.hurt(target, result.damage)
         effects.append(effect)
         if before is not None:
-            data["hull"] = _ship_line(target, before)
+            data.hull = _ship_line(target, before)
     return table.record(
         viewer,
         EntryKind.NAVAL,
@@ -162,17 +173,16 @@ def grapple(
     table.alive(_ship(ship))
     _ship(target)
     result = naval.resolve_grapple(distance, mutual=mutual, rng=table.RNG, natural=natural)
-    data = {
-        "becmi": "grapple",
-        "ship": ship.name,
-        "target": target.name,
-        "distance": result.distance_ft,
-        "mutual": result.mutual,
-        "natural": result.natural,
-        "entered": natural is not None and result.natural is not None,
-        "outcome": str(result.outcome),
-        "grappled": result.grappled,
-    }
+    data = Grapple(
+        ship=ship.name,
+        target=target.name,
+        distance=result.distance_ft,
+        mutual=result.mutual,
+        natural=result.natural,
+        entered=natural is not None and result.natural is not None,
+        outcome=str(result.outcome),
+        grappled=result.grappled,
+    )
     return table.record(
         viewer,
         EntryKind.NAVAL,
@@ -190,18 +200,12 @@ def hull_damage(viewer: Viewer, *, actor: Combatant, hit_points: int, once: str 
         raise Refused("target_is_dead", name=ship.name)
     before = ship_view(ship)
     hull = naval.hull_damage_from_hit_points(hit_points)
-    data: dict[str, Any] = {
-        "becmi": "hull_damage",
-        "ship": ship.name,
-        "hit_points": hit_points,
-        "hull_damage": hull,
-        "killed": False,
-    }
+    data = HullDamage(ship=ship.name, hit_points=hit_points, hull_damage=hull)
     effects = []
     if hull:
-        effect, data["killed"] = table.hurt(ship, hull)
+        effect, data.killed = table.hurt(ship, hull)
         effects.append(effect)
-    data["hull"] = _ship_line(ship, before)
+    data.hull = _ship_line(ship, before)
     return table.record(
         viewer, EntryKind.NAVAL, data, secret=ship.hidden, effects=effects, once=once
     )
@@ -226,24 +230,23 @@ def repair(
     after = before.repair(crew, turns)
     life = naval.roll_repair_life(table.RNG, life_dice)
     repaired = before.damage - after.damage
-    data: dict[str, Any] = {
-        "becmi": "repair",
-        "ship": ship.name,
-        "crew": crew,
-        "turns": turns,
-        "repaired": repaired,
-        "days": life.days,
-        "dice": list(life.naturals),
-        "entered": life_dice is not None,
-        "restore": {"ship": ship.pk, "fields": {"hull_repaired": ship.hull_repaired}},
-    }
+    data = Repair(
+        ship=ship.name,
+        crew=crew,
+        turns=turns,
+        repaired=repaired,
+        days=life.days,
+        dice=list(life.naturals),
+        entered=life_dice is not None,
+        restore=Restore(ship=ship.pk, fields={"hull_repaired": ship.hull_repaired}),
+    )
     effects = []
     if repaired:
         effect, _killed = _heal(ship, repaired)
         effects.append(effect)
     ship.hull_repaired = after.temporary_repairs
     ship.save(update_fields=["hull_repaired"])
-    data["hull"] = _ship_line(ship)
+    data.hull = _ship_line(ship)
     return table.record(
         viewer, EntryKind.NAVAL, data, secret=ship.hidden, effects=effects, once=once
     )
@@ -256,20 +259,18 @@ def repairs_fail(viewer: Viewer, *, actor: Combatant, once: str = "") -> LogEntr
     before = ship_view(ship)
     after = ship_of(ship).repairs_fail()
     lost = after.damage - ship_of(ship).damage
-    data: dict[str, Any] = {
-        "becmi": "repairs_fail",
-        "ship": ship.name,
-        "lost": lost,
-        "killed": False,
-        "restore": {"ship": ship.pk, "fields": {"hull_repaired": ship.hull_repaired}},
-    }
+    data = RepairsFail(
+        ship=ship.name,
+        lost=lost,
+        restore=Restore(ship=ship.pk, fields={"hull_repaired": ship.hull_repaired}),
+    )
     effects = []
     if lost:
-        effect, data["killed"] = table.hurt(ship, lost)
+        effect, data.killed = table.hurt(ship, lost)
         effects.append(effect)
     ship.hull_repaired = 0
     ship.save(update_fields=["hull_repaired"])
-    data["hull"] = _ship_line(ship, before)
+    data.hull = _ship_line(ship, before)
     return table.record(
         viewer, EntryKind.NAVAL, data, secret=ship.hidden, effects=effects, once=once
     )
@@ -285,17 +286,16 @@ def lose_rowers(viewer: Viewer, *, actor: Combatant, count: int, once: str = "")
     ship = _ship(table.locked(viewer, actor))
     before = ship_view(ship)
     after = ship_of(ship).lose_rowers(count)
-    data = {
-        "becmi": "rowers",
-        "ship": ship.name,
-        "count": count,
-        "lost": after.rowers_lost,
-        "rowers": after.rowers,
-        "restore": {"ship": ship.pk, "fields": {"rowers_lost": ship.rowers_lost}},
-    }
+    data = Rowers(
+        ship=ship.name,
+        count=count,
+        lost=after.rowers_lost,
+        rowers=after.rowers,
+        restore=Restore(ship=ship.pk, fields={"rowers_lost": ship.rowers_lost}),
+    )
     ship.rowers_lost = after.rowers_lost
     ship.save(update_fields=["rowers_lost"])
-    data["hull"] = _ship_line(ship, before)
+    data.hull = _ship_line(ship, before)
     return table.record(viewer, EntryKind.NAVAL, data, secret=ship.hidden, once=once)
 
 
@@ -348,17 +348,14 @@ def board(
     result = becmi_attack.resolve_attack(
         attacker.thac0, target.ac, rng=table.RNG, natural=natural, **inputs
     )
-    data: dict[str, Any] = {
-        "becmi": "board",
-        "attacker": attacker.name,
-        "target": target.name,
-        "boarding": boarding,
-        "target_boarding": target_boarding,
-        "ac": result.ac,
-        "roll": hit_roll(result, natural is not None),
-        "damage": None,
-        "killed": False,
-    }
+    data = Board(
+        attacker=attacker.name,
+        target=target.name,
+        boarding=boarding,
+        target_boarding=target_boarding,
+        ac=result.ac,
+        roll=hit_roll(result, natural is not None),
+    )
     effects = []
     if result.hit and damage is not None:
         effects.append(table.deal_damage(attacker, target, "melee", damage, damage_dice, data))

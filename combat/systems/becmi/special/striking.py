@@ -11,6 +11,7 @@ from combat import table
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, Condition, ConditionKind, EntryKind, Kind, LogEntry
+from combat.systems.becmi.payloads import Restore, Strike, StunRoll
 from combat.systems.becmi.special.common import hit_roll, save_roll, situational, strength
 from rules import becmi_striking as striking
 
@@ -97,39 +98,33 @@ def strike(
         save_natural=save_natural,
         **inputs,
     )
-    data: dict[str, Any] = {
-        "becmi": "strike",
-        "attacker": attacker.name,
-        "target": target.name,
-        "blow": blow,
-        "haymaker": result.haymaker,
-        "pulled": result.pulled,
-        "outcome": str(result.outcome),
-        "roll": hit_roll(result.attack, natural is not None),
-        "damage": result.damage if result.attack.hit else None,
-        "con": result.defender_con,
-        "stun": None,
-        "save": None,
-        "knockout_rounds": result.knockout_rounds,
-        "killed": False,
-    }
+    data = Strike(
+        attacker=attacker.name,
+        target=target.name,
+        blow=blow,
+        haymaker=result.haymaker,
+        pulled=result.pulled,
+        outcome=str(result.outcome),
+        roll=hit_roll(result.attack, natural is not None),
+        damage=result.damage if result.attack.hit else None,
+        con=result.defender_con,
+        knockout_rounds=result.knockout_rounds,
+    )
     if result.stun_natural is not None:
-        data["stun"] = {
-            "natural": result.stun_natural,
-            "entered": stun_natural is not None,
-            "t": result.t,
-        }
+        data.stun = StunRoll(
+            natural=result.stun_natural, entered=stun_natural is not None, t=result.t
+        )
     if result.save is not None:
-        data["save"] = save_roll(result.save, save_natural is not None)
+        data.save = save_roll(result.save, save_natural is not None)
     effects = []
     if result.attack.hit and result.damage:
-        effect, data["killed"] = table.hurt(target, result.damage)
+        effect, data.killed = table.hurt(target, result.damage)
         effects.append(effect)
     if result.knocked_out and not target.dead:
         condition = Condition.objects.create(
             combatant=target, kind=ConditionKind.KNOCKED_OUT, rounds_left=result.knockout_rounds
         )
-        data["restore"] = {"conditions": [condition.pk]}
+        data.restore = Restore(conditions=[condition.pk])
     return table.record(
         viewer,
         EntryKind.STRIKE,

@@ -3,6 +3,7 @@ what each of their rows shows of it."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -22,6 +23,13 @@ from combat.models import (
     Kind,
     LogEntry,
     Wrestle,
+)
+from combat.systems.becmi.payloads import (
+    HoldState,
+    Restore,
+    WrestleEnd,
+    WrestleRoll,
+    WrestleRound,
 )
 from combat.systems.becmi.special.common import save_roll, strength
 from rules import becmi_wrestling as wrestling
@@ -115,7 +123,7 @@ def _round(
     defender_natural: int | None,
     save_natural: int | None,
     penalty: int = wrestling.PINNED_PENALTY,
-) -> tuple[wrestling.WrestlingRound, dict[str, Any]]:
+) -> tuple[wrestling.WrestlingRound, WrestleRound]:
     by_pk = {c.pk: c for c in wrestle.encounter.combatants.all()}
     a_side, d_side = sides_of(
         attacker,
@@ -140,43 +148,41 @@ def _round(
         defender_natural=defender_natural,
         save_natural=save_natural,
     )
-    data: dict[str, Any] = {
-        "becmi": "wrestle",
-        "attacker": attacker.name,
-        "defender": defender.name,
-        "before": str(result.hold_before),
-        "hold": str(result.hold),
-        "winner": str(result.winner),
-        "attacker_roll": {
-            "natural": result.attacker_natural,
-            "entered": attacker_natural is not None,
-            "mods": table.modifiers(result.attacker_modifiers),
-            "total": result.attacker_total,
-        },
-        "defender_roll": {
-            "natural": result.defender_natural,
-            "entered": defender_natural is not None,
-            "mods": table.modifiers(result.defender_modifiers),
-            "total": result.defender_total,
-        },
-        "save": save_roll(result.pin_save, save_natural is not None) if result.pin_save else None,
-        "damage": result.damage,
-        "killed": False,
-    }
+    data = WrestleRound(
+        attacker=attacker.name,
+        defender=defender.name,
+        before=str(result.hold_before),
+        hold=str(result.hold),
+        winner=str(result.winner),
+        attacker_roll=WrestleRoll(
+            natural=result.attacker_natural,
+            entered=attacker_natural is not None,
+            mods=table.modifiers(result.attacker_modifiers),
+            total=result.attacker_total,
+        ),
+        defender_roll=WrestleRoll(
+            natural=result.defender_natural,
+            entered=defender_natural is not None,
+            mods=table.modifiers(result.defender_modifiers),
+            total=result.defender_total,
+        ),
+        save=save_roll(result.pin_save, save_natural is not None) if result.pin_save else None,
+        damage=result.damage,
+    )
     return result, data
 
 
 def _wrestle_effects(
-    result: wrestling.WrestlingRound, defender: Combatant, data: dict[str, Any]
+    result: wrestling.WrestlingRound, defender: Combatant, data: WrestleRound
 ) -> list[dict[str, int]]:
     if not result.damage:
         return []
-    effect, data["killed"] = table.hurt(defender, result.damage)
+    effect, data.killed = table.hurt(defender, result.damage)
     return [effect]
 
 
-def _state(wrestle: Wrestle) -> dict[str, Any]:
-    return {"hold": wrestle.hold, "ended": wrestle.ended, "rounds": wrestle.rounds}
+def _state(wrestle: Wrestle) -> HoldState:
+    return HoldState(hold=wrestle.hold, ended=wrestle.ended, rounds=wrestle.rounds)
 
 
 def _save_wrestle(wrestle: Wrestle, hold: str, *, ended: bool) -> None:
@@ -234,10 +240,11 @@ def start_wrestle(
         defender_natural=defender_natural,
         save_natural=None,
     )
-    data["start"] = True
-    data["helpers"] = [c.name for c in attacker_helpers]
-    data["defender_helpers"] = [c.name for c in defender_helpers]
-    data["restore"] = {"wrestle": wrestle.pk, "state": _state(wrestle) | {"ended": True}}
+    data.start = True
+    data.helpers = [c.name for c in attacker_helpers]
+    data.defender_helpers = [c.name for c in defender_helpers]
+    started = dataclasses.replace(_state(wrestle), ended=True)
+    data.restore = Restore(wrestle=wrestle.pk, state=started)
     _save_wrestle(wrestle, str(result.hold), ended=result.hold == wrestling.Hold.FREE)
     return table.record(
         viewer,
@@ -290,8 +297,8 @@ def wrestle_round(
     )
     effects = _wrestle_effects(result, defender, data)
     broken = result.hold == wrestling.Hold.FREE
-    data["broken"] = broken
-    data["restore"] = {"wrestle": wrestle.pk, "state": before}
+    data.broken = broken
+    data.restore = Restore(wrestle=wrestle.pk, state=before)
     _save_wrestle(wrestle, str(result.hold), ended=broken or defender.dead)
     return table.record(
         viewer,
@@ -310,13 +317,12 @@ def end_wrestle(viewer: Viewer, *, wrestle: Wrestle, once: str = "") -> LogEntry
     before = _state(wrestle)
     wrestle.ended = True
     wrestle.save(update_fields=["ended"])
-    data = {
-        "becmi": "wrestle_end",
-        "attacker": wrestle.attacker.name,
-        "defender": wrestle.defender.name,
-        "hold": wrestle.hold,
-        "restore": {"wrestle": wrestle.pk, "state": before},
-    }
+    data = WrestleEnd(
+        attacker=wrestle.attacker.name,
+        defender=wrestle.defender.name,
+        hold=wrestle.hold,
+        restore=Restore(wrestle=wrestle.pk, state=before),
+    )
     hidden = wrestle.attacker.hidden or wrestle.defender.hidden
     return table.record(viewer, EntryKind.WRESTLE, data, secret=hidden, once=once)
 

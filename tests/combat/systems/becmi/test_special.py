@@ -924,3 +924,48 @@ def test_the_form_may_give_the_two_heights_for_the_half_size_rule(
     )  # fmt: skip
     assert cs.status_code == 200
     assert LogEntry.objects.get().data["haymaker"] is True
+
+
+def test_each_special_entry_reads_as_its_actions_payload_and_writes_back_what_it_stored(
+    referee, encounter, fighter, ogre, galley, cog
+):
+    """The entries are typed (``combat.systems.becmi.payloads``): each reads as its action's
+    class, which declares every key it stores (strict in the tests), and writes back the very
+    JSON it was read from; the undo's ``restore`` reads as a ``Restore``."""
+    from combat.systems.becmi import payloads
+
+    strike(referee, encounter, actor=fighter.pk, target=ogre.pk, natural=18, stun_natural=15,
+           save_natural=2)  # fmt: skip
+    grab(referee, encounter, actor=fighter.pk, target=ogre.pk, attacker_natural=20,
+         defender_natural=1)  # fmt: skip
+    wrestle = Wrestle.objects.get()
+    wrestle_round(referee, encounter, wrestle, attacker_natural=1, defender_natural=20)
+    act(referee, encounter, "bx_board", actor=fighter.pk, target=ogre.pk, target_boarding="on",
+        modifier=0, natural=20, damage="1d6", damage_dice="3")  # fmt: skip
+    act(referee, encounter, "bx_ram", actor=galley.pk, target=cog.pk, vessel="small_galley",
+        natural=11, damage_dice="2")  # fmt: skip
+    act(referee, encounter, "bx_grapple", actor=galley.pk, target=cog.pk, distance=30, natural=2)
+    act(referee, encounter, "bx_hull", actor=cog.pk, hit_points=27)
+    act(referee, encounter, "bx_repair", actor=cog.pk, crew=5, turns=3, life_dice="1 2 3 4 5")
+    act(referee, encounter, "bx_repairs_fail", actor=cog.pk)
+    act(referee, encounter, "bx_rowers", actor=cog.pk, count=8)
+    entries = list(LogEntry.objects.filter(encounter=encounter).order_by("seq"))
+    assert [type(e.payload) for e in entries] == [
+        payloads.Strike,
+        payloads.WrestleRound,
+        payloads.WrestleRound,
+        payloads.Board,
+        payloads.Ram,
+        payloads.Grapple,
+        payloads.HullDamage,
+        payloads.Repair,
+        payloads.RepairsFail,
+        payloads.Rowers,
+    ]
+    for entry in entries:
+        assert entry.payload.to_json() == entry.data, entry.data["becmi"]
+    knock_out, grabbed, broken = (e.payload for e in entries[:3])
+    assert knock_out.restore.conditions == [Condition.objects.get().pk]
+    assert grabbed.start and grabbed.restore.state == payloads.HoldState(ended=True)
+    assert broken.broken and broken.restore.state.hold == "grabbed"
+    assert entries[7].payload.restore.fields == {"hull_repaired": 0}
