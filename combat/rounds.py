@@ -581,7 +581,7 @@ def end_fight(
     each = shares_of(total, shares)
     data = summary.summary_part()
     data.before, data.awards, data.xp_total = _before(encounter), awards, total
-    data.extra_line, data.shares = extra, shares
+    data.extra, data.shares = extra, shares
     data.per_share, data.remainder = each if each else (None, None)
     encounter.round = 0
     encounter.turn = {}

@@ -11,13 +11,13 @@ models, the toolkit, the systems and the templates all read it.
 from __future__ import annotations
 
 from combat.payloads.base import (
-    STRICT,
     DamageRoll,
     Payload,
     Raw,
     Roll,
     Shown,
     UnknownKeys,
+    Unreadable,
     class_of,
     kind,
     omitted,
@@ -30,13 +30,13 @@ from combat.payloads import table  # noqa: F401  isort: skip
 from combat.payloads import rounds, zones  # noqa: F401  isort: skip
 
 __all__ = [
-    "STRICT",
     "DamageRoll",
     "Payload",
     "Raw",
     "Roll",
     "Shown",
     "UnknownKeys",
+    "Unreadable",
     "class_of",
     "kind",
     "omitted",

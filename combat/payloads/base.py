@@ -12,7 +12,7 @@ readers (templates, an undo, the live view) get it back with :func:`read` (or
   and fall back on the shared one.
 - **Entries already stored keep reading.** A key the stored data lacks takes the field's
   default; a payload may also rename or reshape older data in :meth:`Payload.upgrade`. A key
-  no field declares is kept as it was (:attr:`Payload.extra`), so nothing stored is lost when
+  no field declares is kept as it was (:attr:`Payload.undeclared`), so nothing stored is lost when
   an entry is read and written back; the test suite refuses such keys (:data:`STRICT`), so
   every key a writer stores is declared.
 - **The envelope.** Every payload carries what the table adds to any entry: ``unseen`` (the
@@ -43,6 +43,7 @@ __all__ = [
     "Roll",
     "Shown",
     "UnknownKeys",
+    "Unreadable",
     "class_of",
     "kind",
     "omitted",
@@ -54,13 +55,19 @@ P = TypeVar("P", bound="Payload")
 
 STRICT = False
 """Refuse stored keys no field declares (:class:`UnknownKeys`). The test suite turns it on,
-so a writer cannot store what its payload does not say; a server reads them as extra."""
+so a writer cannot store what its payload does not say; a server keeps them (``undeclared``)."""
 
 _OMIT = "fray_omit"
 
 
 class UnknownKeys(ValueError):
     """Stored data holds keys its payload does not declare (only with :data:`STRICT`)."""
+
+
+class Unreadable(ValueError):
+    """Stored data is not a payload's at all (a list or a number where a mapping belongs):
+    whoever reads it refuses it as it would any data it cannot read (an undo says so, the log
+    draws a notice in its place)."""
 
 
 def omitted(default: Any = None, *, factory: Callable[[], Any] | None = None) -> Any:
@@ -80,7 +87,7 @@ class Payload:
     public: list[Shown] = omitted(factory=list)
     group: dict[str, Any] | None = omitted()
     label: str = omitted("")
-    extra: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    undeclared: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     open: ClassVar[bool] = False  # its data may hold keys no field declares (:class:`Raw`)
 
@@ -101,28 +108,30 @@ class Payload:
             return data
         if isinstance(data, Payload):  # another class's: as its JSON reads
             data = data.to_json()
-        if not isinstance(data, Mapping):
+        if data is None:
             data = {}
+        if not isinstance(data, Mapping):
+            raise Unreadable(f"{cls.__name__}: stored as {type(data).__name__}, not a mapping")
         data = cls.upgrade(dict(data))
         values: dict[str, Any] = {}
         for name, read_value, _omit, _default in _plan(cls):
             if name in data:
                 values[name] = read_value(data[name])
-        extra = {k: v for k, v in data.items() if k not in values and k != "extra"}
-        if extra and STRICT and not cls.open:
-            raise UnknownKeys(f"{cls.__name__}: undeclared keys {sorted(extra)}")
-        return cls(**values, extra=extra)
+        undeclared = {k: v for k, v in data.items() if k not in values and k != "undeclared"}
+        if undeclared and STRICT and not cls.open:
+            raise UnknownKeys(f"{cls.__name__}: undeclared keys {sorted(undeclared)}")
+        return cls(**values, undeclared=undeclared)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON an entry stores: every field, but those marked :func:`omitted` only when
-        they differ from their default; then the extra keys it was read with."""
+        they differ from their default; then the undeclared keys it was read with."""
         out: dict[str, Any] = {}
         for name, _read, omit, default in _plan(type(self)):
             value = getattr(self, name)
             if omit and value == default:
                 continue
             out[name] = to_json(value)
-        return out | self.extra
+        return out | self.undeclared
 
     def __getitem__(self, key: str) -> Any:
         """Django's templates try ``d[key]`` before ``d.key``: an attribute is found at once
@@ -135,17 +144,17 @@ class Payload:
     def __getattr__(self, name: str) -> Any:
         """A key no field declares, as stored (an entry of :class:`Raw`, or one a payload read
         before its class declared it)."""
-        if name.startswith("__") or name == "extra":
+        if name.startswith("__") or name == "undeclared":
             raise AttributeError(name)
         try:
-            return self.extra[name]
+            return self.undeclared[name]
         except KeyError:
             raise AttributeError(name) from None
 
     def get(self, key: str, default: Any = None) -> Any:
-        """A field's value, or an extra key's (older entries), or ``default``."""
-        if key in self.extra:
-            return self.extra[key]
+        """A field's value, or an undeclared key's (older entries), or ``default``."""
+        if key in self.undeclared:
+            return self.undeclared[key]
         return getattr(self, key, default)
 
 
@@ -169,7 +178,7 @@ def _plan(cls: type[Payload]) -> tuple[tuple[str, Callable[[Any], Any], bool, An
     hints = typing.get_type_hints(cls)
     plan = []
     for f in dataclasses.fields(cls):
-        if f.name == "extra":
+        if f.name == "undeclared":
             continue
         omit = bool(f.metadata.get(_OMIT))
         if f.default is not dataclasses.MISSING:
@@ -235,11 +244,12 @@ def class_of(entry_kind: str, data: Mapping[str, Any]) -> type[Payload]:
 
 
 def read(entry_kind: str, data: Any) -> Payload:
-    """The typed payload of an entry of ``entry_kind`` stored as ``data``."""
+    """The typed payload of an entry of ``entry_kind`` stored as ``data``
+    (:class:`Unreadable` when it is not a mapping)."""
     if isinstance(data, Payload):
         return data
     if not isinstance(data, Mapping):
-        data = {}
+        raise Unreadable(f"an entry of kind {entry_kind!r} stored as {type(data).__name__}")
     return class_of(entry_kind, data).from_json(data)
 
 

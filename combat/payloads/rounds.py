@@ -58,8 +58,7 @@ class Combat(Payload):
 
     The start: the ``surprise`` rolls, if any. The end (``combat.rounds.end_fight``): the
     ``rounds`` fought, who ``fell`` and who ``fled`` (``[[side, [{"name", "hidden"}, ...]],
-    ...]``), the ``awards``, their ``xp_total``, the referee's extra line (``extra_line``,
-    stored as ``"extra"``: the base class's ``extra`` holds undeclared keys), the ``shares``
+    ...]``), the ``awards``, their ``xp_total``, the referee's ``extra`` line, the ``shares``
     and what each gets (``per_share``, ``remainder``)."""
 
     event: str = ""
@@ -70,23 +69,10 @@ class Combat(Payload):
     fled: list[list[Any]] | None = omitted()
     awards: list[Award] | None = omitted()
     xp_total: int | None = omitted()
-    extra_line: str | None = omitted()
+    extra: str | None = omitted()
     shares: int | None = omitted()
     per_share: int | None = omitted()
     remainder: int | None = omitted()
-
-    @classmethod
-    def upgrade(cls, data: dict[str, Any]) -> dict[str, Any]:
-        """The extra line is stored as ``"extra"``."""
-        if "extra" in data:
-            data["extra_line"] = data.pop("extra")
-        return data
-
-    def to_json(self) -> dict[str, Any]:
-        out = super().to_json()
-        if "extra_line" in out:
-            out["extra"] = out.pop("extra_line")
-        return out
 
 
 @dataclass(kw_only=True)

@@ -23,10 +23,11 @@ class Attack(Payload):
     """One attack (``combat.table.Attack``): who attacks whom (``attack_name``: a monster's
     named attack), ``mode`` melee or missile, the table's attack ``method``; either the
     ``helpless`` rule that decided it without a roll or the ``roll``; the ``damage`` of a hit;
-    whether it ``killed`` (None until known); ``location``: where a hit landed, with hit
-    locations on (``combat.zones``); ``skipped``: why an attack of a group did not happen
-    (``combat.group``: its attacker or its target killed by an earlier one). A system's own
-    attack extends this class."""
+    whether it ``killed`` (None until known); with hit locations on (``combat.zones``), where
+    a hit landed (``location``), the damage in that zone (``zone_damage``) and what it did
+    (``zone_effects``), and a monster's ``special`` attack; ``skipped``: why an attack of a
+    group did not happen (``combat.group``: its attacker or its target killed by an earlier
+    one). A system's own attack extends this class."""
 
     attacker: str = ""
     target: str = ""

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from combat.access import Viewer
     from combat.db.prepared import Named, Read
     from combat.models import Combatant, Encounter, LogEntry
+    from combat.payloads.table import Attack
 
 
 @dataclass(frozen=True)
@@ -47,9 +48,10 @@ class HitLocations:
     """Whether the combatant's wounds leave it unable to attack."""
     remember: Callable[[Combatant, Any, Any], None]
     """Keep the attacker's height and weapon length as the attack form gave them."""
-    land: Callable[[dict[str, Any], Combatant, Combatant, Any, int, dict[str, Any]], dict]
-    """Land a hit: (where, attacker, target, damage dice, damage rolled, the entry's data);
-    returns the entry's effect, its zones before and after included."""
+    land: Callable[[dict[str, Any], Combatant, Combatant, Any, int, Attack], dict]
+    """Land a hit: (where, attacker, target, damage dice, damage rolled, the entry's payload,
+    whose ``location``, ``zone_damage``, ``zone_effects`` and ``killed`` it sets); returns the
+    entry's effect, its zones before and after included."""
     put_back: Callable[[Combatant, dict[str, Any]], None]
     """An undo: the zones an effect changed, put back on the locked combatant."""
 

@@ -80,7 +80,7 @@ def _public_outcome(viewer: Viewer, effects: Sequence[dict[str, int]]) -> list[S
 def record(
     viewer: Viewer,
     kind: str,
-    data: Payload | dict[str, Any],
+    data: Payload,
     *,
     secret: bool = False,
     effects: Sequence[dict[str, int]] = (),
@@ -88,9 +88,8 @@ def record(
     once: str = "",
     names: Iterable[Combatant] = (),
 ) -> LogEntry:
-    """Write ``data`` (its kind's payload: ``combat.payloads``; a writer not converted yet
-    may still give a dict, payloads in it stored as theirs) as the encounter's next log entry
-    and announce it after commit.
+    """Write ``data`` (its kind's payload: ``combat.payloads``) as the encounter's next log
+    entry and announce it after commit.
 
     The entry takes the encounter's next sequence number (and its next public one unless it
     is secret, or a secret whose ``effects`` players may see: the payload's ``public``), claims
@@ -102,12 +101,13 @@ def record(
     ``secret``): those hidden now are left out of what players read of it
     (``combat.unseen``)."""
     encounter = viewer.encounter
-    data = data.to_json() if isinstance(data, Payload) else to_json(data)
-    data = unseen.stamped(data, names)
+    if not isinstance(data, Payload):
+        raise TypeError(f"a {kind} entry is written as its payload, not {type(data).__name__}")
+    stored = unseen.stamped(data.to_json(), names)
     if secret:
         public = _public_outcome(viewer, effects)
         if public:
-            data = data | {"public": to_json(public)}
+            stored["public"] = to_json(public)
     entry = LogEntry(
         encounter=encounter,
         kind=kind,
@@ -115,11 +115,11 @@ def record(
         by_referee=viewer.is_referee,
         seat=viewer.seat,
         secret=secret,
-        data=data,
+        data=stored,
         effects=list(effects),
         undoes=undoes,
     )
-    public = not secret or "public" in data
+    public = not secret or "public" in stored
     connection = connections[router.db_for_write(LogEntry)]
     if connection.vendor == "postgresql":
         _numbered_together(connection, entry, public, once)

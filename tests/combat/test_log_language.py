@@ -880,5 +880,5 @@ def test_every_kind_of_entry_reads_as_its_typed_payload(
     (``combat.payloads``), which declares every key it stores and writes back what it read."""
     payload = payloads.read(kind, data)
     assert not isinstance(payload, payloads.Raw), (system, kind)
-    assert payload.extra == {}, (system, kind, sorted(payload.extra))
+    assert payload.undeclared == {}, (system, kind, sorted(payload.undeclared))
     assert payloads.read(kind, payload.to_json()) == payload

@@ -52,13 +52,22 @@ def test_fields_stored_only_when_set_and_the_envelope() -> None:
 def test_older_entries_keep_reading() -> None:
     assert Hit.from_json({"victim": "Orc"}).target == "Orc"
     assert Hit.from_json({}).target == ""
-    assert Hit.from_json(None).roll is None  # not even a mapping: every default
+    assert Hit.from_json(None).roll is None  # nothing stored: every default
+
+
+def test_data_that_is_not_a_payloads_is_refused_not_read_as_defaults() -> None:
+    with pytest.raises(payloads.Unreadable):
+        Hit.from_json([1, 2, 3])
+    with pytest.raises(payloads.Unreadable):
+        Hit.from_json({"target": "Orc", "roll": 17})  # a nested payload stored as a number
+    with pytest.raises(payloads.Unreadable):
+        payloads.read("attack", "hit")
 
 
 def test_undeclared_keys_are_kept_on_a_server_and_refused_by_the_tests(monkeypatch) -> None:
     monkeypatch.setattr(base, "STRICT", False)
     hit = Hit.from_json({"target": "Orc", "mystery": 3})
-    assert hit.extra == {"mystery": 3} and hit.mystery == 3 and hit.get("mystery") == 3
+    assert hit.undeclared == {"mystery": 3} and hit.mystery == 3 and hit.get("mystery") == 3
     assert hit.to_json()["mystery"] == 3  # read and written back, nothing lost
     monkeypatch.setattr(base, "STRICT", True)
     with pytest.raises(payloads.UnknownKeys):
