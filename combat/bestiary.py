@@ -24,7 +24,7 @@ from django.utils.translation import gettext_lazy as _
 from combat import classes, registry, table, transfer, zones
 from combat.access import Viewer
 from combat.errors import message_for
-from combat.models import HP_LIMIT, BestiaryEntry, Campaign, Combatant, Encounter, RulesSystem
+from combat.models import HP_LIMIT, BestiaryEntry, Campaign, Combatant, Encounter
 from combat.systems import common as systems
 from combat.transfer import (
     COMBATANT_EXCLUDED,
@@ -140,7 +140,7 @@ def entry_from(data: Any, where: Any, *, system: str | None = None) -> BestiaryE
     if not isinstance(data, dict):
         raise Refused(_("Not a JSON object: %(where)s.") % {"where": where})
     system = system or data.get("system")
-    if system not in RulesSystem.values:
+    if system not in registry.keys():
         raise Refused(wrong_value("system", where, _("not a rules system Fray plays.")))
     name, source = data.get("name"), data.get("source", "")
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > NAME_LIMIT:

@@ -5,7 +5,8 @@ its kind's template (``combat/log/_<kind>.html``: attacks, saves, checks, damage
 corrections, rests, free rolls, undos), its rules system's (the registry says which: each
 system's package holds its own), or the round's, hit locations' and group
 rolls' (``_log_round.html``, ``_zone_log.html``, ``_log_group.html``). Each gets the same
-context: ``entry``, ``d`` (its data), ``referee``, ``show_numbers``, ``undone_seq``.
+context: ``entry``, ``d`` (its data, typed: ``combat.payloads``), ``referee``,
+``show_numbers``, ``undone_seq``.
 
 Players see their own numbering (``public_seq``), and of a secret entry only what it did to
 what they see. A foe's numbers (how much healing took, hit points corrected from and to) only
@@ -16,39 +17,14 @@ keep what they drew (``combat.templatetags.fray_live.entry_body``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
 from typing import Any
 
 from django.template.loader import render_to_string
 
-from combat import registry
+from combat import payloads, registry
 from combat.fragments import tidy
 from combat.models import LogEntry
 from combat.unseen import for_players
-
-
-class _Missing:
-    """A key the entry's data lacks: prints as nothing and is false, as in a template."""
-
-    __slots__ = ()
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __str__(self) -> str:
-        return ""
-
-
-MISSING: Any = _Missing()
-
-
-def _at(data: Any, *keys: str) -> Any:
-    for key in keys:
-        if not isinstance(data, Mapping):
-            return MISSING
-        data = data.get(key, MISSING)
-    return data
-
 
 # The kinds drawn by a template of their own, ``combat/log/_<kind>.html``.
 KINDS = frozenset({"attack", "save", "check", "damage", "heal", "correct", "rest", "roll", "undo"})
@@ -69,7 +45,7 @@ class _Drawing:
             if seen is not entry.data:
                 entry = copy.copy(entry)
                 entry.data = seen
-        self.entry, self.d, self.undone = entry, entry.data, undone
+        self.entry, self.d, self.undone = entry, payloads.read(entry.kind, entry.data), undone
         self.referee, self.show_numbers = referee, show_numbers
 
     def template(self, name: str, **extra: Any) -> str:
@@ -91,10 +67,11 @@ class _Drawing:
         if entry.secret and not self.referee:
             # What a secret entry did to what players see, and nothing else.
             return [self.template("combat/log/_secret.html")]
-        drawing = registry.drawing_entry(d) if isinstance(d, dict) else ""
+        data = entry.data
+        drawing = registry.drawing_entry(data) if isinstance(data, dict) else ""
         if drawing:  # a rules system's own entry (the registry says whose)
             return [self.template(drawing)]
-        if kind == "attack" and _at(d, "skipped"):
+        if kind == "attack" and d.get("skipped"):
             return [self.template("combat/_log_group.html", part="skipped")]
         if kind in KINDS:
             return [self.template(f"combat/log/_{kind}.html")]

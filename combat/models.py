@@ -18,6 +18,7 @@ from django.db.models import F
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from combat import payloads, registry
 from combat.bounded import checks, limits, within
 from combat.classes import CharacterClass, validate_saves_as
 from rules import ose
@@ -41,12 +42,6 @@ def _display_token() -> str:
 
 def _slug() -> str:
     return secrets.token_urlsafe(12)
-
-
-class RulesSystem(models.TextChoices):
-    OSE = "ose", _("Old-School Essentials (B/X)")
-    BECMI = "becmi", _("BECMI / Rules Cyclopedia")
-    DOLMENWOOD = "dolmenwood", _("Dolmenwood")
 
 
 class AttackMethod(models.TextChoices):
@@ -99,7 +94,8 @@ class BestiaryEntry(models.Model):
     block is the fields a combatant stores, minus what one combatant in one fight has."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="bestiary")
-    system = models.CharField(_("rules system"), max_length=16, choices=RulesSystem)
+    # The rules systems are the registry's (combat.systems): a new one needs no migration.
+    system = models.CharField(_("rules system"), max_length=16, choices=registry.choices)
     name = models.CharField(pgettext_lazy("monster", "name"), max_length=50)
     source = models.CharField(_("source"), max_length=200, blank=True)
     stats = models.JSONField(default=dict)
@@ -149,7 +145,7 @@ class Encounter(models.Model):
     slug = models.CharField(max_length=32, unique=True, default=_slug, editable=False)
     name = models.CharField(pgettext_lazy("encounter", "name"), max_length=80)
     system = models.CharField(
-        _("rules system"), max_length=16, choices=RulesSystem, default=RulesSystem.OSE
+        _("rules system"), max_length=16, choices=registry.choices, default=registry.default_key
     )
     attack_method = models.CharField(
         _("attack resolution"), max_length=16, choices=AttackMethod, default=AttackMethod.MATRIX
@@ -726,6 +722,11 @@ class LogEntry(models.Model):
         # BECMI (combat.systems.becmi.special): a hold, a knock-out or a ship's state to put back.
         restore = isinstance(self.data, dict) and bool(self.data.get("restore"))
         return bool(self.effects) or self.kind in UNDOABLE_WITHOUT_EFFECTS or restore
+
+    @property
+    def payload(self) -> payloads.Payload:
+        """``data`` typed: its kind's payload (``combat.payloads``), read afresh each time."""
+        return payloads.read(self.kind, self.data)
 
     @property
     def undone_seq(self) -> int | None:

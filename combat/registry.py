@@ -8,7 +8,8 @@ differs and never names a system:
 - :func:`get` / :func:`of` — the system an encounter plays (an unknown key falls back to the
   default, the first registered with ``default=True``: OSE, whose entries carry no system);
 - :func:`panel` — a panel by its key, with the system that offers it;
-- :func:`drawing_entry` — which system draws a stored log entry, by what its data says;
+- :func:`drawing_entry` / :func:`entry_system` — which system draws (and types) a stored log
+  entry, by what its data says;
 - :func:`urlpatterns` — every panel's route and every odds route, for the URLconf.
 
 A :class:`Panel` is one roll or action: its form (an ``ActionForm``), the action its cleaned data
@@ -89,7 +90,8 @@ class System:
     ``viewer`` in context); ``row``, when given, draws what the system adds to every row (a
     ship's hull, wrestling holds); ``tools`` what it adds to the referee's tools; ``log``
     draws an entry this system wrote (``entry``'s data says ``"system": key``), and
-    ``logs`` draws entries its data marks otherwise (``{data key: template}``); ``reasons``
+    ``logs`` draws entries its data marks otherwise (``{data key: template}``); ``payloads``
+    types its own entries' data (``{entry kind: combat.payloads.Payload subclass}``); ``reasons``
     names the modifiers only its rolls give (``{reason key: label}``).
 
     Rules hooks, each optional: ``monster_thac0(hit_dice)``; ``zero_floor`` — hit points stop at
@@ -110,6 +112,7 @@ class System:
     tools: str = ""
     log: str = ""
     logs: Mapping[str, str] = field(default_factory=dict)
+    payloads: Mapping[str, type] = field(default_factory=dict)
     reasons: Mapping[str, Any] = field(default_factory=dict)
     default: bool = False
     zero_floor: bool = False
@@ -165,6 +168,11 @@ def default() -> System:
     raise LookupError("no default rules system is registered")
 
 
+def default_key() -> str:
+    """The default system's key: a new encounter's, until the referee picks another."""
+    return default().key
+
+
 def get(key: str | None) -> System:
     """The system of that key; the default for one no longer (or never) registered."""
     found = _SYSTEMS.get(key or "")
@@ -189,6 +197,16 @@ def panel(key: str) -> tuple[System, Panel] | None:
         if found is not None:
             return system, found
     return None
+
+
+def entry_system(data: Mapping[str, Any]) -> System | None:
+    """The system whose own entry ``data`` is (it names it: ``"system": key``, or carries
+    one of its ``logs`` markers); None for an entry of the kinds every system shares."""
+    for system in _SYSTEMS.values():
+        for marker in system.logs:
+            if data.get(marker):
+                return system
+    return _SYSTEMS.get(data.get("system") or "")
 
 
 def drawing_entry(data: Mapping[str, Any]) -> str:

@@ -202,7 +202,7 @@ class _Pickler(pickle.Pickler):
             return (_said, ("lazy", hasattr(value, "__html__"), _plain(str(value))))
         if kind is ModelChoiceIteratorValue:
             return (_said, ("choice", value.value))
-        if isinstance(value, Choices):  # a model's choice (RulesSystem.OSE): drawn as its value
+        if isinstance(value, Choices):  # a model's choice (Side.PARTY): drawn as its value
             return (_said, ("choices", _plain(str(value))))
         if value is _said:
             return NotImplemented  # written by its name

@@ -29,9 +29,9 @@ from django.core.exceptions import ValidationError
 from django.db import DatabaseError, models, transaction
 from django.utils.translation import gettext_lazy as _
 
-from combat import body_fields, monsters, zones
+from combat import body_fields, monsters, registry, zones
 from combat.labels import IMMUNITIES
-from combat.models import Combatant, Condition, Encounter, RulesSystem, Side
+from combat.models import Combatant, Condition, Encounter, Side
 from rules import rounds as round_rules
 from rules.errors import RulesError
 
@@ -496,7 +496,7 @@ def import_encounter(raw: bytes) -> Encounter:
     document = parse(raw)
     where_encounter = _("the encounter")
     data = document.get("encounter")
-    if isinstance(data, dict) and "system" in data and data["system"] not in RulesSystem.values:
+    if isinstance(data, dict) and "system" in data and data["system"] not in registry.keys():
         raise Refused(
             _("Unknown rules system “%(system)s”.") % {"system": str(data["system"])[:40]}
         )

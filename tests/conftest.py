@@ -57,3 +57,11 @@ def _no_connection_left_open(request):
         connections.close_all()
         SyncToAsync.single_thread_executor.submit(connections.close_all).result()
     yield
+
+
+def pytest_configure(config) -> None:
+    """Every log entry a test reads must declare every key it stores (``combat.payloads``):
+    a writer cannot store what its payload does not say."""
+    from combat.payloads import base
+
+    base.STRICT = True

@@ -3,8 +3,8 @@
 ``PACKAGES`` is the one list that names them: the settings install each as a Django app (so its
 templates and template tags are found) and each app's ``ready()`` registers its
 :class:`~combat.registry.System`. Generic code asks ``combat.registry`` and never
-names a system. A fourth system is one new package here, one line below, and its key among
-the encounter's stored choices (``combat.models.RulesSystem``, with its migration).
+names a system. A fourth system is one new package and one line below: the encounter's choice
+of system is the registry's (no migration).
 
 This module imports nothing, so the settings can read it.
 """

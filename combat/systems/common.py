@@ -7,7 +7,7 @@ from typing import Any
 
 from combat import registry
 from combat.labels import SYSTEM_REASONS
-from combat.models import Encounter, Kind, RulesSystem
+from combat.models import Encounter, Kind
 from rules.errors import RulesError
 
 
@@ -23,9 +23,8 @@ def reason_label(key: str) -> Any:
 
 
 def system_choices() -> list[tuple[str, Any]]:
-    """The registered systems an encounter can store (the model's choices name each key)."""
-    stored = set(RulesSystem.values)
-    return [(key, label) for key, label in registry.choices() if key in stored]
+    """The registered systems an encounter can play (the model's choices are the registry's)."""
+    return registry.choices()
 
 
 def has_rolled(encounter: Encounter) -> bool:

@@ -16,6 +16,8 @@ from django.db import transaction
 from combat.access import Viewer
 from combat.errors import Refused
 from combat.models import Combatant, EntryKind, HelplessRule, LogEntry
+from combat.payloads import DamageRoll
+from combat.payloads import table as entries
 from combat.table import hooks
 from combat.table.life import able, alive, armed, helpless_outcome, hurt, set_hp
 from combat.table.locks import attack_pair
@@ -76,35 +78,33 @@ class Attack:
 
     # --- what a system fills in -----------------------------------------------------------
 
-    def entry(self, attacker: Combatant, target: Combatant) -> dict[str, Any]:
-        """The entry's data before the roll (keys and numbers; ``"roll"`` and ``"damage"``
-        None until they are known)."""
+    def entry(self, attacker: Combatant, target: Combatant) -> entries.Attack:
+        """The entry's payload before the roll (its ``roll`` and ``damage`` None until they
+        are known): a ``combat.payloads.table.Attack``, or the system's own subclass."""
         raise NotImplementedError
 
-    def helpless_entry(self, attacker: Combatant, target: Combatant, rule: str) -> dict[str, Any]:
-        """The entry's data when the helpless rule ``rule`` decides the attack: by default the
-        classic one, whatever the system (no roll; ``killed`` unless damage says otherwise)."""
-        encounter = self.viewer.encounter
-        return {
-            "attacker": attacker.name,
-            "target": target.name,
-            "attack_name": self.attack_name,
-            "mode": self.mode,
-            "method": encounter.attack_method,
-            "helpless": rule,
-            "roll": None,
-            "damage": None,
-            "killed": False,
-        }
+    def helpless_entry(self, attacker: Combatant, target: Combatant, rule: str) -> entries.Attack:
+        """The entry's payload when the helpless rule ``rule`` decides the attack: by default
+        the classic one, whatever the system (no roll; ``killed`` unless damage says
+        otherwise)."""
+        return entries.Attack(
+            attacker=attacker.name,
+            target=target.name,
+            attack_name=self.attack_name,
+            mode=self.mode,
+            method=self.viewer.encounter.attack_method,
+            helpless=rule,
+            killed=False,
+        )
 
-    def roll(self, attacker: Combatant, target: Combatant, data: dict[str, Any]) -> bool:
-        """Roll to hit, write the roll into ``data``; whether it hit."""
+    def roll(self, attacker: Combatant, target: Combatant, data: entries.Attack) -> bool:
+        """Roll to hit, set ``data.roll``; whether it hit."""
         raise NotImplementedError
 
-    def damage(self, attacker: Combatant, target: Combatant, data: dict[str, Any]) -> int | None:
-        """Roll a hit's damage, write it into ``data["damage"]``; the damage the target takes,
-        or None when none lands at all (an immune target). By default the classic roll:
-        OSE's dice with STR for melee (:func:`classic_damage`)."""
+    def damage(self, attacker: Combatant, target: Combatant, data: entries.Attack) -> int | None:
+        """Roll a hit's damage, set ``data.damage``; the damage the target takes, or None when
+        none lands at all (an immune target). By default the classic roll: OSE's dice with STR
+        for melee (:func:`classic_damage`)."""
         assert self.dice is not None
         return classic_damage(attacker, self.mode, self.dice, self.damage_dice, data)
 
@@ -133,7 +133,7 @@ class Attack:
             hit = self.roll(attacker, target, data)
         effects = []
         if rule == HelplessRule.SLAIN:
-            effect, data["killed"] = set_hp(target, min(target.hp, 0))
+            effect, data.killed = set_hp(target, min(target.hp, 0))
             effects.append(effect)
         elif hit and self.dice is not None:
             effect = self._land(attacker, target, data, located)
@@ -152,16 +152,16 @@ class Attack:
         self,
         attacker: Combatant,
         target: Combatant,
-        data: dict[str, Any],
+        data: entries.Attack,
         located: dict[str, Any] | None,
     ) -> dict[str, Any] | None:
         taken = self.damage(attacker, target, data)
         if taken is None:
-            data["killed"] = False
+            data.killed = False
             return None
         if located is not None:
             return hooks.hit_locations().land(located, attacker, target, self.dice, taken, data)
-        effect, data["killed"] = set_hp(target, self.after_damage(target.hp, taken))
+        effect, data.killed = set_hp(target, self.after_damage(target.hp, taken))
         return effect
 
 
@@ -170,14 +170,15 @@ def classic_damage(
     mode: str,
     damage: dice.DiceExpression,
     damage_dice: list[int] | None,
-    data: dict[str, Any],
+    data: Any,
 ) -> int:
     """A hit's damage by B/X's rules: the dice (``damage_dice`` typed in, else
-    the server's), STR for melee; written into ``data["damage"]``. Returns the total."""
+    the server's), STR for melee; set as ``data.damage`` (any payload with a ``damage``).
+    Returns the total."""
     dealt = ose.resolve_damage(
         damage, mode, strength=attacker.str_score, rng=RNG, entered=damage_dice
     )
-    data["damage"] = damage_data(dealt, damage_dice)
+    data.damage = DamageRoll.from_json(damage_data(dealt, damage_dice))
     return dealt.total
 
 
@@ -187,12 +188,13 @@ def deal_damage(
     mode: str,
     damage: dice.DiceExpression,
     damage_dice: list[int] | None,
-    data: dict[str, Any],
+    data: Any,
 ) -> dict[str, int]:
     """A classic hit's damage (:func:`classic_damage`) taken from the locked ``target``, for
-    an action that hits outside an :class:`Attack` (a boarding party's); whether it killed goes
-    into ``data``. Returns the effect an undo reverses."""
-    effect, data["killed"] = hurt(target, classic_damage(attacker, mode, damage, damage_dice, data))
+    an action that hits outside an :class:`Attack` (a boarding party's); its ``damage`` and
+    whether it ``killed`` are set on ``data`` (a payload). Returns the effect an undo
+    reverses."""
+    effect, data.killed = hurt(target, classic_damage(attacker, mode, damage, damage_dice, data))
     return effect
 
 

@@ -11,6 +11,7 @@ from combat import unseen
 from combat.access import Viewer
 from combat.db.prepared import Prepared, insert, insert_statement, inserted_values, run_then_read
 from combat.models import ActionKey, Combatant, Encounter, LogEntry, Side, bump_returning
+from combat.payloads import Payload
 from combat.table import hooks
 
 
@@ -79,7 +80,7 @@ def _public_outcome(viewer: Viewer, effects: Sequence[dict[str, int]]) -> list[d
 def record(
     viewer: Viewer,
     kind: str,
-    data: dict[str, Any],
+    data: Payload | dict[str, Any],
     *,
     secret: bool = False,
     effects: Sequence[dict[str, int]] = (),
@@ -87,7 +88,8 @@ def record(
     once: str = "",
     names: Iterable[Combatant] = (),
 ) -> LogEntry:
-    """Write ``data`` as the encounter's next log entry and announce it after commit.
+    """Write ``data`` (its kind's payload: ``combat.payloads``) as the encounter's next log
+    entry and announce it after commit.
 
     The entry takes the encounter's next sequence number (and its next public one unless it
     is secret, or a secret whose ``effects`` players may see: ``data["public"]``), claims
@@ -99,6 +101,8 @@ def record(
     ``secret``): those hidden now are left out of what players read of it
     (``combat.unseen``)."""
     encounter = viewer.encounter
+    if isinstance(data, Payload):
+        data = data.to_json()
     data = unseen.stamped(data, names)
     if secret:
         public = _public_outcome(viewer, effects)

@@ -10,8 +10,6 @@ show); a page renders its own, with its session's CSRF token in their forms.
 
 from __future__ import annotations
 
-from typing import Any
-
 from django import template
 from django.conf import settings
 from django.template.context import Context
@@ -25,26 +23,6 @@ from combat.lru import Lru
 from combat.models import Combatant, ConditionKind, LogEntry, Side
 
 register = template.Library()
-
-
-class _Data(dict):
-    """An entry's data as its templates read it. The log's templates ask for many keys an
-    entry lacks (``d.helpless`` of every attack); Django's template engine lists the
-    attributes of a dict that lacks one (``dir``) before it gives up, which made a missing
-    key cost fifteen times a present one, a fifth of an entry's render."""
-
-    __slots__ = ()
-
-    def __dir__(self) -> list[str]:
-        return []
-
-
-def _for_templates(value: Any) -> Any:
-    if isinstance(value, dict):
-        return _Data((key, _for_templates(item)) for key, item in value.items())
-    if isinstance(value, list):
-        return [_for_templates(item) for item in value]
-    return value
 
 
 # Plain strings, not Django's local-memory cache, which pickled every body in and out (a tenth
@@ -67,8 +45,6 @@ def entry_body(entry: LogEntry, *, referee: bool, show_numbers: bool) -> str:
     )
 
     def render() -> str:
-        if type(entry.data) is dict:
-            entry.data = _for_templates(entry.data)
         return body_html(entry, undone=undone, referee=referee, show_numbers=show_numbers)
 
     # An entry whose stored data cannot be drawn says so, alone: the log around it goes on.

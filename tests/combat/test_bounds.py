@@ -32,7 +32,6 @@ from combat.models import (
     ConditionKind,
     Encounter,
     Kind,
-    RulesSystem,
     Side,
     Wrestle,
 )
@@ -150,9 +149,7 @@ def test_the_engine_checks_each_range_with_a_message(bound):
 def sea(db) -> Encounter:
     """A BECMI encounter with hit locations; on the party's side (so a party file holds them
     too) a ship, a fighter and a hired ogre put to sleep for two turns."""
-    encounter = Encounter.objects.create(
-        name="Sea of Dread", system=RulesSystem.BECMI, hit_locations=True
-    )
+    encounter = Encounter.objects.create(name="Sea of Dread", system="becmi", hit_locations=True)
     monster(
         encounter, "Black Cog", side=Side.PARTY, kind=Kind.SHIP, ac=8, hp_max=100, hp=100,
         hit_dice="",
@@ -167,11 +164,11 @@ def sea(db) -> Encounter:
 def _form_fields(encounter: Encounter) -> list[tuple[str, dict[str, django_forms.Field]]]:
     """Every form that edits a stored number, by name, with its fields."""
     ship = encounter.combatants.get(kind=Kind.SHIP)
-    woods = Encounter.objects.create(name="Woods", system=RulesSystem.DOLMENWOOD)
+    woods = Encounter.objects.create(name="Woods", system="dolmenwood")
     goblin = monster(woods, "Goblin")
     entry = BestiaryEntry.objects.create(
         campaign=Campaign.objects.create(),
-        system=RulesSystem.OSE,
+        system="ose",
         name="Goblin",
         stats={"hit_dice": "1-1", "ac": 6},
     )

@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
-from combat.models import Encounter, RulesSystem
+from combat.models import Encounter
 
 from .conftest import character, monster
 
@@ -24,7 +24,7 @@ PANELS = ("becmi_attack", "becmi_save", "bx_strike", "bx_wrestle")
 
 @pytest.fixture
 def encounter(db) -> Encounter:
-    return Encounter.objects.create(name="The Keep", system=RulesSystem.BECMI)
+    return Encounter.objects.create(name="The Keep", system="becmi")
 
 
 def labels(html: str) -> list[str]:

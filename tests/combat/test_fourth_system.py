@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import clear_url_caches, reverse
 
 from combat import registry
@@ -101,3 +102,19 @@ def test_once_unregistered_its_tables_play_the_default_system(toy_table, referee
     _routes()
     page = referee.get(reverse("encounter", args=[toy_table.slug]))
     assert page.status_code == 200, "a stored system no longer known falls back, never a 500"
+
+
+def test_its_key_is_a_stored_choice_without_a_migration(toy, encounter: Encounter) -> None:
+    """The encounter's choice of system is the registry's: a new system's key validates as a
+    stored one, and its name is offered wherever a system is chosen."""
+    from combat.systems.common import system_choices
+
+    encounter.system = SYSTEM.key
+    encounter.full_clean()  # the model's own validation takes it
+    assert (SYSTEM.key, SYSTEM.label) in system_choices()
+    registry.unregister(SYSTEM.key)
+    try:
+        with pytest.raises(ValidationError):
+            encounter.full_clean()
+    finally:
+        registry.register(SYSTEM)

@@ -44,7 +44,6 @@ from combat.models import (
     InitiativeMode,
     LogEntry,
     PendingSave,
-    RulesSystem,
     Seat,
     Side,
     Wrestle,
@@ -141,7 +140,7 @@ def _build(data: st.DataObject, system: str) -> Table:
     language = data.draw(st.sampled_from(LANGUAGES), label="language")
     table = Table(encounter.pk, anna, language, clients)
     extra = {"skills": [{"key": "listen", "name": "", "targets": [5, 4]}], "wis_score": 12}
-    if system != RulesSystem.DOLMENWOOD:
+    if system != "dolmenwood":
         extra = {}
     character(encounter, "Aldric", seat=anna, hp_max=12, hp=12, **extra)
     for n in range(data.draw(st.integers(0, 2), label="more heroes")):
@@ -169,7 +168,7 @@ def _build(data: st.DataObject, system: str) -> Table:
         table.secrets.add(name)
         seat = data.draw(st.sampled_from([None, boris]), label="hidden hero's seat")
         character(encounter, name, seat=seat, hidden=True, hp_max=6, hp=6, **extra)
-    if system == RulesSystem.BECMI and data.draw(st.booleans(), label="ships"):
+    if system == "becmi" and data.draw(st.booleans(), label="ships"):
         referee = table.referee()
         for n, hidden in enumerate((False, True)):
             name = _token(data, "Zs", n) if hidden else "Cog"
@@ -235,9 +234,9 @@ def attack(t: Table, data: st.DataObject) -> None:
         "secret": _secret(data),
     }
     system = t.encounter.system
-    if system == RulesSystem.BECMI:
+    if system == "becmi":
         becmi.attack(viewer, **common)
-    elif system == RulesSystem.DOLMENWOOD:
+    elif system == "dolmenwood":
         dolmenwood.attack(viewer, **common)
     else:
         actions.attack(viewer, **common)
@@ -250,10 +249,10 @@ def save(t: Table, data: st.DataObject) -> None:
     actor = _pick(data, own, "actor")
     common = {"actor": actor, "modifier": 0, "natural": _natural(data), "secret": _secret(data)}
     system = t.encounter.system
-    if system == RulesSystem.DOLMENWOOD:
+    if system == "dolmenwood":
         category = data.draw(st.sampled_from(list(dw_terms.DW_SAVES)), label="category")
         dolmenwood.saving_throw(viewer, category=category, **common)
-    elif system == RulesSystem.BECMI:
+    elif system == "becmi":
         category = data.draw(st.sampled_from(list(becmi_terms.BECMI_SAVES)), label="category")
         becmi.saving_throw(viewer, category=category, **common)
     else:
@@ -265,7 +264,7 @@ def check(t: Table, data: st.DataObject) -> None:
     actor = _pick(data, t.living(), "actor")
     common = {"actor": actor, "modifier": 0, "secret": _secret(data)}
     system = t.encounter.system
-    if system == RulesSystem.DOLMENWOOD:
+    if system == "dolmenwood":
         if data.draw(st.booleans(), label="a skill"):
             skill = _pick(data, dw_terms.sheet_of(actor), "skill")
             dolmenwood.skill_check(
@@ -301,7 +300,7 @@ def free_roll(t: Table, data: st.DataObject) -> None:
     label = _token(data, "SECRET-", 0) if secret else "Torch"
     if secret:
         t.secrets.add(label)
-    if t.encounter.system == RulesSystem.DOLMENWOOD and data.draw(st.booleans(), label="chance"):
+    if t.encounter.system == "dolmenwood" and data.draw(st.booleans(), label="chance"):
         dolmenwood.chance_roll(
             t.referee(), kind="x_in_6", chance=3, natural=None, label=label, secret=secret
         )
@@ -586,9 +585,9 @@ COMMON: list[Action] = [
     end_condition, undo, undo, zone, zone, rout, expiry, turns, aftermath,
 ]  # fmt: skip
 ACTIONS: dict[str, list[Action]] = {
-    RulesSystem.OSE: [*COMMON, group_attack, group_attack, area, area, players_save],
-    RulesSystem.BECMI: [*COMMON, strike, wrestle, wrestle, wrestle, naval, naval],
-    RulesSystem.DOLMENWOOD: [*COMMON, check, free_roll],
+    "ose": [*COMMON, group_attack, group_attack, area, area, players_save],
+    "becmi": [*COMMON, strike, wrestle, wrestle, wrestle, naval, naval],
+    "dolmenwood": [*COMMON, check, free_roll],
 }
 
 
@@ -669,9 +668,9 @@ def _read_everything(t: Table, tally: Counter) -> None:
 
 # The panels the player opens for her hero, by system (their target lists among them).
 PANELS = {
-    RulesSystem.OSE: ["attack", "save", "group_attack"],
-    RulesSystem.BECMI: ["becmi_attack", "becmi_save", "bx_strike", "bx_wrestle", "bx_board"],
-    RulesSystem.DOLMENWOOD: ["dw_attack", "dw_save", "dw_skill"],
+    "ose": ["attack", "save", "group_attack"],
+    "becmi": ["becmi_attack", "becmi_save", "bx_strike", "bx_wrestle", "bx_board"],
+    "dolmenwood": ["dw_attack", "dw_save", "dw_skill"],
 }
 
 
@@ -780,19 +779,19 @@ def _reached(tally: Counter, *names: str) -> None:
 
 
 def test_no_hidden_name_or_note_reaches_players_at_an_ose_table(monkeypatch):
-    tally = _scan(RulesSystem.OSE, 70, monkeypatch)
+    tally = _scan("ose", 70, monkeypatch)
     _reached(tally, "initiative", "acting", "expired", "fled", "summary")
     _reached(tally, "area", "group_attack", "saves players rolled")
 
 
 def test_no_hidden_name_or_note_reaches_players_at_a_becmi_table(monkeypatch):
-    tally = _scan(RulesSystem.BECMI, 55, monkeypatch)
+    tally = _scan("becmi", 55, monkeypatch)
     _reached(tally, "initiative", "acting", "expired", "fled", "summary", "helpers")
     _reached(tally, "strike", "naval", "wrestle")
 
 
 def test_no_hidden_name_or_note_reaches_players_at_a_dolmenwood_table(monkeypatch):
-    tally = _scan(RulesSystem.DOLMENWOOD, 55, monkeypatch)
+    tally = _scan("dolmenwood", 55, monkeypatch)
     _reached(tally, "initiative", "acting", "expired", "fled", "summary")
     _reached(tally, "check", "free_roll")
 

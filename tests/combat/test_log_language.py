@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.utils import translation
 
-from combat import zone_log
+from combat import payloads, zone_log
 from combat.entry_text import body_html
 from combat.models import EntryKind, LogEntry
 
@@ -873,21 +873,12 @@ def test_a_rows_state_words_need_no_gender_and_no_english(language, encounter, p
     SAMPLES,
     ids=[f"{system}-{kind}-{n}" for n, (system, kind, _) in enumerate(SAMPLES)],
 )
-def test_an_entry_reads_the_same_from_the_data_its_tag_hands_the_templates(
+def test_every_kind_of_entry_reads_as_its_typed_payload(
     system: str, kind: str, data: dict[str, Any]
 ) -> None:
-    """``log_entry_body`` hands the templates the entry's data in a dict that misses keys
-    cheaply: every kind of entry renders to the very same HTML from it, for everyone."""
-    from combat.templatetags.fray_live import _for_templates
-
-    def html(data: dict[str, Any], language: str, referee: bool) -> str:
-        entry = LogEntry(seq=5, public_seq=4, kind=kind, actor=ALDRIC, data=data)
-        entry.secret = "public" in data
-        with translation.override(language):
-            return body_html(entry, undone=6, referee=referee, show_numbers=referee)
-
-    lenient = _for_templates(data)
-    assert lenient == data
-    for language in ("en", "ru"):
-        for referee in (True, False):
-            assert html(lenient, language, referee) == html(data, language, referee)
+    """Every kind of entry of every system is read by a payload class of its own
+    (``combat.payloads``), which declares every key it stores and writes back what it read."""
+    payload = payloads.read(kind, data)
+    assert not isinstance(payload, payloads.Raw), (system, kind)
+    assert payload.extra == {}, (system, kind, sorted(payload.extra))
+    assert payloads.read(kind, payload.to_json()) == payload

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from combat.access import Viewer
 from combat.live.state import render_snapshot
-from combat.models import Combatant, Encounter, LogEntry, RulesSystem
+from combat.models import Combatant, Encounter, LogEntry
 from combat.monsters import format_attacks, parse_attacks
 
 from .conftest import character, form_values, monster
@@ -28,9 +28,9 @@ CLAWS = [
     {"name": "bite", "count": 1, "damage": "1d8"},
 ]
 ATTACK_PANELS = {
-    RulesSystem.OSE: "attack",
-    RulesSystem.DOLMENWOOD: "dw_attack",
-    RulesSystem.BECMI: "becmi_attack",
+    "ose": "attack",
+    "dolmenwood": "dw_attack",
+    "becmi": "becmi_attack",
 }
 
 

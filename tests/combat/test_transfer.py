@@ -29,7 +29,6 @@ from combat.models import (
     Encounter,
     InitiativeMode,
     Kind,
-    RulesSystem,
     Side,
 )
 
@@ -100,7 +99,7 @@ def campaign(db) -> Encounter:
 
 @pytest.fixture
 def ships(db) -> Encounter:
-    encounter = Encounter.objects.create(name="Sea of Dread", system=RulesSystem.BECMI)
+    encounter = Encounter.objects.create(name="Sea of Dread", system="becmi")
     _party(encounter)
     ship = dict(kind=Kind.SHIP, ac=8, hp_max=100, hp=73, thac0=19, speed=90, crew=20)
     monster(encounter, "The Black Galley", **ship, rowers=60, rowers_lost=5, hull_repaired=4)

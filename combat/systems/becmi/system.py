@@ -9,7 +9,7 @@ from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext_lazy as _
 
 from combat.errors import Refused
-from combat.models import RulesSystem, Wrestle
+from combat.models import Wrestle
 from combat.registry import ROLL, Panel, System, referee
 from combat.systems.becmi import actions, classes, special, terms
 from combat.systems.becmi import forms as becmi_forms
@@ -87,8 +87,8 @@ def _special(
 
 
 SYSTEM = System(
-    key=RulesSystem.BECMI,
-    label=RulesSystem.BECMI.label,
+    key="becmi",
+    label=_("BECMI / Rules Cyclopedia"),
     panels=(
         Panel(
             "becmi_attack",

@@ -2,8 +2,9 @@
 attacks against ascending AC, and the referee's chance rolls.
 
 As ``combat.table`` says: each runs in one transaction, locks what it changes, asks
-``rules.dolmenwood``, appends one log entry (keys and numbers, ``"system": "dolmenwood"``)
-and announces the change after commit. Hit points never drop below 0 here.
+``rules.dolmenwood``, appends one log entry (its typed payload, from ``payloads``: keys and
+numbers, ``"system": "dolmenwood"``) and announces the change after commit. Hit points never
+drop below 0 here.
 """
 
 from __future__ import annotations
@@ -15,29 +16,28 @@ from django.db import transaction
 from combat import table
 from combat.access import Viewer
 from combat.models import Combatant, EntryKind, LogEntry
+from combat.systems.dolmenwood import payloads as entries
 from combat.systems.dolmenwood import terms as systems
 from rules import dice
 from rules import dolmenwood as dw
 from rules.core import Modifier
-
-SYSTEM = "dolmenwood"
 
 
 def _situational(value: int) -> tuple[Modifier, ...]:
     return (Modifier(value, dw.SITUATIONAL),) if value else ()
 
 
-def _roll(result: Any, *, sides: int, entered: bool) -> dict[str, Any]:
-    return {
-        "sides": sides,
-        "natural": result.natural,
-        "entered": entered,  # typed in from a die rolled at the table
-        "mods": table.modifiers(result.modifiers),
-        "total": result.total,
-        "needed": result.target,
-        "success": result.outcome.value in ("success", "hit"),
-        "automatic": result.automatic,
-    }
+def _roll(result: Any, *, sides: int, entered: bool) -> entries.DolmenwoodRoll:
+    return entries.DolmenwoodRoll(
+        sides=sides,
+        natural=result.natural,
+        entered=entered,  # typed in from a die rolled at the table
+        mods=table.modifiers(result.modifiers),
+        total=result.total,
+        needed=result.target,
+        success=result.outcome.value in ("success", "hit"),
+        automatic=result.automatic,
+    )
 
 
 @transaction.atomic
@@ -56,14 +56,13 @@ def skill_check(
     result = dw.resolve_skill_check(
         skill.key, target, _situational(modifier), rng=table.RNG, natural=natural
     )
-    data = {
-        "system": SYSTEM,
-        "who": actor.name,
-        "skill": skill.key if skill.universal else "",
-        "name": "" if skill.universal else skill.name,
-        "targets": list(skill.targets),
-        "roll": _roll(result, sides=6, entered=natural is not None),
-    }
+    data = entries.DolmenwoodSkill(
+        who=actor.name,
+        skill=skill.key if skill.universal else "",
+        name="" if skill.universal else skill.name,
+        targets=list(skill.targets),
+        roll=_roll(result, sides=6, entered=natural is not None),
+    )
     return table.record(
         viewer, EntryKind.SKILL, data, secret=table.kept_secret(viewer, secret, actor), once=once
     )
@@ -85,13 +84,12 @@ def ability_check(
     result = dw.resolve_ability_check(
         ability, score, _situational(modifier), rng=table.RNG, natural=natural
     )
-    data = {
-        "system": SYSTEM,
-        "who": actor.name,
-        "ability": ability,
-        "score": score,
-        "roll": _roll(result, sides=6, entered=natural is not None),
-    }
+    data = entries.DolmenwoodCheck(
+        who=actor.name,
+        ability=ability,
+        score=score,
+        roll=_roll(result, sides=6, entered=natural is not None),
+    )
     return table.record(
         viewer, EntryKind.CHECK, data, secret=table.kept_secret(viewer, secret, actor), once=once
     )
@@ -120,15 +118,13 @@ def saving_throw(
         rng=table.RNG,
         natural=natural,
     )
-    data = {
-        "system": SYSTEM,
-        "who": actor.name,
-        "category": category,
-        "effect": effect or "",
-        "magical": bool(magical),
-        "roll": _roll(result, sides=20, entered=natural is not None),
-        "damage": None,
-    }
+    data = entries.DolmenwoodSave(
+        who=actor.name,
+        category=category,
+        effect=effect or "",
+        magical=bool(magical),
+        roll=_roll(result, sides=20, entered=natural is not None),
+    )
     return table.record(
         viewer, EntryKind.SAVE, data, secret=table.kept_secret(viewer, secret, actor), once=once
     )
@@ -153,24 +149,27 @@ class DolmenwoodAttack(table.Attack):
         self.weapon, self.modifier, self.natural, self.dw_dice = weapon, modifier, natural, dw_dice
         self.immune = False  # whether the target is immune to the weapon, once asked
 
-    def entry(self, attacker: Combatant, target: Combatant) -> dict[str, Any]:
+    def entry(self, attacker: Combatant, target: Combatant) -> entries.DolmenwoodAttack:
         self.immune = systems.is_immune(target, self.weapon)
-        return {
-            "system": SYSTEM,
-            "attacker": attacker.name,
-            "target": target.name,
-            "mode": self.mode,
-            "weapon": self.weapon,
-            "attack_name": self.attack_name,
-            "roll": None,
-            "damage": None,
-            "immune": self.immune,
-        }
+        return entries.DolmenwoodAttack(
+            attacker=attacker.name,
+            target=target.name,
+            mode=self.mode,
+            weapon=self.weapon,
+            attack_name=self.attack_name,
+            immune=self.immune,
+        )
 
-    def helpless_entry(self, attacker: Combatant, target: Combatant, rule: str) -> dict[str, Any]:
-        return self.entry(attacker, target) | {"helpless": rule}
+    def helpless_entry(
+        self, attacker: Combatant, target: Combatant, rule: str
+    ) -> entries.DolmenwoodAttack:
+        """Its own entry with the ``helpless`` rule that decided it: no roll, and ``killed``
+        only once the damage or the rule says so."""
+        data = self.entry(attacker, target)
+        data.helpless = rule
+        return data
 
-    def roll(self, attacker: Combatant, target: Combatant, data: dict[str, Any]) -> bool:
+    def roll(self, attacker: Combatant, target: Combatant, data: entries.DolmenwoodAttack) -> bool:
         character = attacker.kind != "monster"
         result = dw.resolve_attack(
             systems.attack_bonus(attacker),
@@ -182,10 +181,12 @@ class DolmenwoodAttack(table.Attack):
             rng=table.RNG,
             natural=self.natural,
         )
-        data["roll"] = _roll(result, sides=20, entered=self.natural is not None)
+        data.roll = _roll(result, sides=20, entered=self.natural is not None)
         return result.hit
 
-    def damage(self, attacker: Combatant, target: Combatant, data: dict[str, Any]) -> int | None:
+    def damage(
+        self, attacker: Combatant, target: Combatant, data: entries.DolmenwoodAttack
+    ) -> int | None:
         """The dice (or the weapon's, ``dw_dice``), STR for a character's melee, at least 1;
         none lands on an immune target. With hit locations it lands in a zone, whose damage
         is floored at 0 where it is stored (``combat.zones.hit_zone``)."""
@@ -200,14 +201,14 @@ class DolmenwoodAttack(table.Attack):
             rng=table.RNG,
             naturals=self.damage_dice,
         )
-        data["damage"] = {
-            "expr": expression,
-            "dice": list(dealt.naturals),
-            "entered": self.damage_dice is not None,
-            "mods": table.modifiers(dealt.modifiers),
-            "total": dealt.total,
-            "outcome": dealt.outcome.value,
-        }
+        data.damage = entries.DolmenwoodDamage(
+            expr=expression,
+            dice=list(dealt.naturals),
+            entered=self.damage_dice is not None,
+            mods=table.modifiers(dealt.modifiers),
+            total=dealt.total,
+            outcome=dealt.outcome.value,
+        )
         return None if self.immune else dealt.total
 
     def after_damage(self, hp: int, taken: int) -> int:
@@ -266,15 +267,14 @@ def chance_roll(
         result = dw.resolve_x_in_6(chance, rng=table.RNG, natural=natural)
     else:
         result = dw.resolve_percentage(chance, rng=table.RNG, natural=natural)
-    data = {
-        "system": SYSTEM,
-        "kind": kind,
-        "chance": chance,
-        "label": label,
-        "natural": result.natural,
-        "entered": natural is not None,
-        "success": result.success,
-    }
+    data = entries.DolmenwoodChance(
+        kind=kind,
+        chance=chance,
+        label=label,
+        natural=result.natural,
+        entered=natural is not None,
+        success=result.success,
+    )
     return table.record(
         viewer, EntryKind.CHANCE, data, secret=table.kept_secret(viewer, secret), once=once
     )

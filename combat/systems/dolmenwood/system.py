@@ -7,10 +7,10 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from combat.models import RulesSystem
 from combat.registry import Panel, System
 from combat.systems.dolmenwood import actions
 from combat.systems.dolmenwood import forms as dw_forms
+from combat.systems.dolmenwood import payloads as dw_payloads
 from rules import ose
 
 
@@ -38,8 +38,8 @@ _ROLL = {
 }
 
 SYSTEM = System(
-    key=RulesSystem.DOLMENWOOD,
-    label=RulesSystem.DOLMENWOOD.label,
+    key="dolmenwood",
+    label=_("Dolmenwood"),
     panels=(
         Panel(
             "dw_attack",
@@ -87,6 +87,7 @@ SYSTEM = System(
     buttons="dolmenwood/_buttons.html",
     tools="dolmenwood/_tools.html",
     log="dolmenwood/_log.html",
+    payloads=dw_payloads.KINDS,
     zero_floor=True,
     adapt_combatant_form=dw_forms.adapt_combatant_form,
     clean_combatant=dw_forms.clean_dolmenwood_combatant,

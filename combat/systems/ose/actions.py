@@ -14,6 +14,7 @@ from django.db import transaction
 from combat import classes, table
 from combat.access import Viewer
 from combat.models import Combatant, EntryKind, LogEntry
+from combat.payloads import table as entries
 from rules import dice, ose
 from rules.core import Modifier
 
@@ -26,18 +27,16 @@ class OseAttack(table.Attack):
         super().__init__(viewer, **common)
         self.modifier, self.natural = modifier, natural
 
-    def entry(self, attacker: Combatant, target: Combatant) -> dict[str, Any]:
-        return {
-            "attacker": attacker.name,
-            "target": target.name,
-            "mode": self.mode,
-            "method": self.viewer.encounter.attack_method,
-            "roll": None,
-            "damage": None,
-            "attack_name": self.attack_name,
-        }
+    def entry(self, attacker: Combatant, target: Combatant) -> entries.Attack:
+        return entries.Attack(
+            attacker=attacker.name,
+            target=target.name,
+            mode=self.mode,
+            method=self.viewer.encounter.attack_method,
+            attack_name=self.attack_name,
+        )
 
-    def roll(self, attacker: Combatant, target: Combatant, data: dict[str, Any]) -> bool:
+    def roll(self, attacker: Combatant, target: Combatant, data: entries.Attack) -> bool:
         modifiers = ose.attack_modifiers(
             self.mode,
             strength=attacker.str_score,
@@ -54,7 +53,8 @@ class OseAttack(table.Attack):
         )
         entered = self.natural is not None
         rolled = table.roll_data(result, needed=result.needed, success=result.hit, entered=entered)
-        data["roll"] = rolled | {"hit_ac": result.hit_ac}
+        data.roll = entries.AttackRoll.from_json(rolled)
+        data.roll.hit_ac = result.hit_ac
         return result.hit
 
 

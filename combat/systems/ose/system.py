@@ -7,7 +7,6 @@ from django.utils.translation import gettext_lazy as _
 from combat import group
 from combat.forms import AttackForm, CheckForm, SaveForm
 from combat.group_forms import AreaEffectForm, GroupAttackForm
-from combat.models import RulesSystem
 from combat.registry import Panel, System, referee
 from combat.systems.ose import actions, classes
 from rules import ose
@@ -24,8 +23,8 @@ _GROUP = {
 
 
 SYSTEM = System(
-    key=RulesSystem.OSE,
-    label=RulesSystem.OSE.label,
+    key="ose",
+    label=_("Old-School Essentials (B/X)"),
     default=True,
     panels=(
         Panel("attack", AttackForm, actions.attack, "attack/", _("Attack")),

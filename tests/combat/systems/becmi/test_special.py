@@ -32,7 +32,6 @@ from combat.models import (
     EntryKind,
     Kind,
     LogEntry,
-    RulesSystem,
     Side,
     Wrestle,
 )
@@ -44,7 +43,7 @@ from ...conftest import character, monster
 
 @pytest.fixture
 def encounter(db) -> Encounter:
-    return Encounter.objects.create(name="The ogre's bridge", system=RulesSystem.BECMI)
+    return Encounter.objects.create(name="The ogre's bridge", system="becmi")
 
 
 @pytest.fixture
@@ -182,7 +181,7 @@ def test_the_wrong_player_and_an_outsider_are_refused(
 
 
 def test_it_is_not_offered_at_an_ose_table(referee, encounter, fighter, ogre):
-    encounter.system = RulesSystem.OSE
+    encounter.system = "ose"
     encounter.save()
     assert referee.get(url(encounter, "bx_strike")).status_code == 404
     assert strike(referee, encounter, actor=fighter.pk, target=ogre.pk).status_code == 404

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from combat.models import Combatant, Encounter, LogEntry, RulesSystem
+from combat.models import Combatant, Encounter, LogEntry
 
 from ...conftest import character, form_values, monster
 
@@ -28,7 +28,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 
 @pytest.fixture
 def encounter(db) -> Encounter:
-    return Encounter.objects.create(name="The Hag's glade", system=RulesSystem.DOLMENWOOD)
+    return Encounter.objects.create(name="The Hag's glade", system="dolmenwood")
 
 
 def _post(client, encounter, name, data):
@@ -439,7 +439,7 @@ def test_an_outsider_is_refused(outsider, encounter, hunter):
 
 
 def test_dolmenwood_rolls_are_not_offered_on_an_ose_table(referee, encounter, hunter):
-    encounter.system = RulesSystem.OSE
+    encounter.system = "ose"
     encounter.save()
     assert _get(referee, encounter, "dw_skill").status_code == 404
     response = _post(referee, encounter, "dw_skill", {"actor": hunter.pk, "skill": "listen"})
@@ -499,7 +499,7 @@ def test_a_referee_creates_a_dolmenwood_encounter(client, db):
         {"name": "Fungal grotto", "system": "dolmenwood", "attack_method": "matrix"},
     )
     assert response.status_code == 302
-    assert Encounter.objects.get(name="Fungal grotto").system == RulesSystem.DOLMENWOOD
+    assert Encounter.objects.get(name="Fungal grotto").system == "dolmenwood"
 
 
 def test_only_the_systems_the_table_plays_are_offered(client, db):
@@ -523,17 +523,17 @@ def test_the_system_changes_in_the_settings_until_the_first_roll(
 ):
     _settings(referee, encounter, system="ose")
     encounter.refresh_from_db()
-    assert encounter.system == RulesSystem.OSE
+    assert encounter.system == "ose"
     _settings(referee, encounter, system="dolmenwood")
     encounter.refresh_from_db()
-    assert encounter.system == RulesSystem.DOLMENWOOD
+    assert encounter.system == "dolmenwood"
     _post(player, encounter, "dw_skill", {"actor": hunter.pk, "skill": "listen"})
     response = _settings(referee, encounter, system="ose")
     assert "The rules system cannot change once something has been rolled." in (
         response.content.decode()
     )
     encounter.refresh_from_db()
-    assert encounter.system == RulesSystem.DOLMENWOOD
+    assert encounter.system == "dolmenwood"
 
 
 # --- the combatant form ---------------------------------------------------------------------

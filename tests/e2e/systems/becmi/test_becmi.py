@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_rounds import in_language
-from .test_table import (
+from tests.e2e.test_rounds import in_language
+from tests.e2e.test_table import (
     ENCOUNTER_PAGE,
     act_on,
     add_character,
