@@ -25,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from combat import forms as app_forms
+from combat import renderer as renderer_module
 from combat.access import Viewer
 from combat.renderer import FormRenderer
 
@@ -177,7 +178,8 @@ def test_the_project_uses_this_renderer():
 @pytest.mark.parametrize("kind", list(INPUT_WIDGETS))
 def test_inputs_render_as_the_templates_do(locale, kind, value, attrs):
     widget = INPUT_WIDGETS[kind]()
-    kept = kind != "hidden" and not _dated(attrs)  # (its value, a string); hidden: one-time keys
+    # (its value, a string); hidden: one-time keys, but for an empty one
+    kept = (kind != "hidden" or value is None or value == "") and not _dated(attrs)
     render = lambda r: widget.render("field", value, attrs=attrs, renderer=r)  # noqa: E731
     html = assert_same(render, kept=kept)
     assert html.startswith("<input ") and html.endswith(">")
@@ -628,3 +630,95 @@ def test_a_localised_label_and_time_zone_match():
     widget = forms.Select(choices=[(1, AWARE), (2, timezone.now().date())])
     with override_settings(TIME_ZONE="Europe/Prague"), translation.override("cs"):
         assert_same(lambda r: widget.render("when", 1, renderer=r), kept=None)
+
+
+# A field's box kept by what the field, its widget and its form hold (``_field_key``): the box
+# its widget and label draw, and never another field's.
+
+
+def _box_drawn(field: forms.BoundField) -> str:
+    """``field``'s box drawn from its widget and label, as the renderer draws a box it does
+    not keep by the field."""
+    return OURS.render(FormRenderer.field_template_name, renderer_module._box(field))
+
+
+@pytest.mark.django_db
+def test_an_app_forms_boxes_kept_by_their_fields_are_drawn_from_widget_and_label(
+    encounter, cast, locale
+):
+    for form in _app_forms(encounter, cast):
+        form.renderer = OURS
+        for field in form.visible_fields():
+            box = field.as_field_group()
+            assert box == _box_drawn(field)
+            assert field.as_field_group() == box
+
+
+class BoxForm(forms.Form):
+    text = forms.CharField(label="Name", max_length=10, help_text="Help <b>")
+    number = forms.IntegerField(label=LAZY, min_value=1, max_value=9, required=False)
+    pick = forms.ChoiceField(label="Pick", choices=CHOICES["strings"])
+    check = forms.BooleanField(label="Tick", required=False)
+    notes = forms.CharField(label="Notes", widget=forms.Textarea, required=False)
+
+
+def _set_choices(form: forms.Form, name: str) -> None:
+    if hasattr(form.fields[name], "choices"):
+        form.fields[name].choices = [("a", "Other")]
+    else:
+        form.fields[name].widget.attrs["data-choices"] = "x"
+
+
+BOX_CHANGES = {
+    "label": lambda form, name: setattr(form.fields[name], "label", "Other"),
+    "help": lambda form, name: setattr(form.fields[name], "help_text", "Other help"),
+    "required": lambda form, name: setattr(
+        form.fields[name], "required", not form.fields[name].required
+    ),
+    "disabled": lambda form, name: setattr(form.fields[name], "disabled", True),
+    "attrs": lambda form, name: form.fields[name].widget.attrs.update({"data-x": "<1>"}),
+    "choices": _set_choices,
+    "initial": lambda form, name: form.initial.update({name: "b"}),
+    "field-suffix": lambda form, name: setattr(form.fields[name], "label_suffix", " →"),
+    "form-suffix": lambda form, name: setattr(form, "label_suffix", "!"),
+    "required-class": lambda form, name: setattr(form, "required_css_class", "needed"),
+    "auto-id": lambda form, name: setattr(form, "auto_id", "x_%s"),
+    "no-id": lambda form, name: setattr(form, "auto_id", False),
+    "prefix": lambda form, name: setattr(form, "prefix", "p"),
+    "no-required-attribute": lambda form, name: setattr(form, "use_required_attribute", False),
+    "widget-template": lambda form, name: setattr(
+        form.fields[name].widget, "template_name", "django/forms/widgets/hidden.html"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(BoxForm.base_fields))
+@pytest.mark.parametrize("change", list(BOX_CHANGES.values()), ids=list(BOX_CHANGES))
+@pytest.mark.parametrize("bound", [False, True], ids=["unbound", "bound"])
+def test_a_box_kept_by_its_field_is_never_another_fields(locale, change, name, bound):
+    data = {"text": "Aldric", "number": "3", "pick": "a", "check": "on"}
+    make = (lambda: BoxForm(data)) if bound else BoxForm
+    form = make()
+    form.renderer = OURS
+    form.is_valid()
+    before = form[name].as_field_group()
+    changed = make()
+    change(changed, name)
+    changed.renderer = OURS
+    changed.is_valid()
+    box = changed[name].as_field_group()
+    assert box == _box_drawn(changed[name])
+    assert before == _box_drawn(form[name])
+
+
+def test_a_box_with_errors_or_of_another_widget_is_drawn_from_widget_and_label():
+    form = BoxForm({"text": "x" * 20, "number": "0", "pick": "?"})
+    form.renderer = KEPT_ONLY
+    assert not form.is_valid()
+    for name in ("text", "number", "pick"):
+        with pytest.raises(AssertionError, match="drew"):
+            form[name].as_field_group()
+    radio = BoxForm()
+    radio.fields["pick"].widget = forms.RadioSelect(choices=CHOICES["strings"])
+    radio.renderer = OURS
+    assert radio["pick"].as_field_group() == _box_drawn(radio["pick"])
