@@ -210,6 +210,14 @@ class MergingForm(OnceMixin, forms.ModelForm):
         return [str(self.fields[name].label) for name in self.changed_meanwhile]
 
 
+def offer_systems(field: forms.Field) -> None:
+    """An encounter's choice of rules system: those registered. The model's default is the
+    registry's (a callable), which would make Django send a hidden copy of the initial value
+    along with the form: the choice is drawn as any other."""
+    field.choices = systems.system_choices()
+    field.show_hidden_initial = False
+
+
 class EncounterForm(forms.ModelForm):
     class Meta:
         model = Encounter
@@ -217,8 +225,7 @@ class EncounterForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        # The model knows every system; the table plays those registered.
-        self.fields["system"].choices = systems.system_choices()
+        offer_systems(self.fields["system"])
         self.fields["attack_method"].help_text = _("OSE only: Dolmenwood's AC is ascending.")
 
 
@@ -243,7 +250,7 @@ class EncounterSettingsForm(MergingForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["system"].choices = systems.system_choices()
+        offer_systems(self.fields["system"])
         self.fields["system"].required = False  # not sent: unchanged
         offered = registry.of(self.instance).settings
         for name in registry.system_settings() - set(offered):  # another system's own

@@ -16,6 +16,7 @@ from django.urls import clear_url_caches, reverse
 
 from combat import registry
 from combat.access import Viewer
+from combat.forms import EncounterForm
 from combat.live.state import render_snapshot
 from combat.models import Encounter, LogEntry
 
@@ -72,6 +73,7 @@ def test_its_panel_opens_rolls_and_lands_in_the_log_and_on_every_screen(
     rolled = referee.post(url, values, headers={"HX-Request": "true"}).content.decode()
     entry = LogEntry.objects.get(encounter=toy_table)
     assert entry.data == {"system": "toy", "natural": 5, "entered": True, "lucky": True}
+    assert type(entry.payload).__name__ == "Luck" and entry.payload.lucky, "its own payload"
     assert "tests their luck: 5 on a d6, lucky" in rolled, "its own log template draws it"
 
     again = referee.post(url, values, headers={"HX-Request": "true"})
@@ -112,6 +114,8 @@ def test_its_key_is_a_stored_choice_without_a_migration(toy, encounter: Encounte
     encounter.system = SYSTEM.key
     encounter.full_clean()  # the model's own validation takes it
     assert (SYSTEM.key, SYSTEM.label) in system_choices()
+    form = str(EncounterForm())
+    assert f'<option value="{SYSTEM.key}">' in form and "initial-system" not in form
     registry.unregister(SYSTEM.key)
     try:
         with pytest.raises(ValidationError):

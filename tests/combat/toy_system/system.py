@@ -1,13 +1,15 @@
 """A toy fourth rules system, all of it in this test package: one panel (a luck roll on a d6,
-4 or more is lucky) and one kind of log entry, registered through the registry alone."""
+4 or more is lucky) and one kind of log entry with its payload, registered through the registry
+alone."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 
-from combat import table
+from combat import payloads, table
 from combat.forms import RollForm
 from combat.models import Combatant, EntryKind
 from combat.registry import Panel, System
@@ -26,6 +28,16 @@ class LuckForm(RollForm):
         self.without_dice_fields()
 
 
+@dataclass(kw_only=True)
+class Luck(payloads.Payload):
+    """A luck roll: the d6 (``entered``: typed in) and whether it was ``lucky``."""
+
+    system: str = KEY
+    natural: int = 0
+    entered: bool = False
+    lucky: bool = False
+
+
 @transaction.atomic
 def test_luck(
     viewer: Any,
@@ -38,7 +50,7 @@ def test_luck(
 ) -> Any:
     actor = table.alive(table.locked(viewer, actor))
     rolled = natural if natural is not None else table.RNG.randint(1, 6)
-    data = {"system": KEY, "natural": rolled, "entered": natural is not None, "lucky": rolled >= 4}
+    data = Luck(natural=rolled, entered=natural is not None, lucky=rolled >= 4)
     return table.record(
         viewer, EntryKind.CHECK, data, secret=table.kept_secret(viewer, secret, actor), once=once
     )
@@ -51,4 +63,5 @@ SYSTEM = System(
     attack_panel="toy_luck",
     buttons="toy/_buttons.html",
     log="toy/_log.html",
+    payloads={EntryKind.CHECK: Luck},
 )
