@@ -23,12 +23,16 @@ def has_program(path: str) -> bool:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    """Rendered log entries are cached per process; each test starts without them."""
+    """Rendered log entries (and their roll lines) are cached per process; each test starts
+    without them."""
     from combat.templatetags.fray_live import BODIES
+    from combat.templatetags.roll_lines import LINES
 
     BODIES.clear()
+    LINES.clear()
     yield
     BODIES.clear()
+    LINES.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -10,15 +10,20 @@ templates read alike (``r.total`` is a key or an attribute), so each is drawn as
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
 from django import template
+from django.conf import settings
+from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
-from django.utils.translation import pgettext
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, pgettext
 
 from combat.labels import REASONS
+from combat.lru import Lru
+from combat.payloads import Payload
 from combat.systems import common
 from combat.templatetags.fray import signed
 
@@ -54,27 +59,49 @@ def mods(mods: Any) -> SafeString:
     return format_html_join("", ' <span class="mod">{} {}</span>', pairs)
 
 
-@register.inclusion_tag("combat/log/_roll_line.html")
-def roll_line(roll: Any, under: bool = False) -> dict[str, Any]:
+# Each line is what its roll says in the active language, whatever entry it is in: drawn once
+# and kept. A table rolls the same few lines again and again (a fighter's d20 against a goblin
+# has twenty), and every change draws its entry once per language and audience.
+LINES = Lru(20_000)
+
+
+def _line(template_name: str, name: str, part: Any, **extra: Any) -> SafeString:
+    """``template_name`` drawn with the roll ``part`` as ``name`` (and ``extra``), kept by what
+    the roll holds, ``extra``, the language and the thousands separator."""
+    context = {name: part, **extra}
+    stored = part.to_json() if isinstance(part, Payload) else part
+    try:
+        said = json.dumps(stored, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON at all: drawn as it is, not kept
+        return mark_safe(render_to_string(template_name, context))
+    key = (template_name, said, tuple(sorted(extra.items())), get_language())
+    key += (settings.USE_THOUSAND_SEPARATOR,)
+    return mark_safe(LINES.fetch(key, lambda: render_to_string(template_name, context)))
+
+
+@register.simple_tag
+def roll_line(roll: Any, under: bool = False) -> SafeString:
     """A roll (a ``Roll`` payload, or its dict) against a number: over it (attacks, saves), or
-    ``under`` it (ability checks)."""
-    return {"r": roll, "under": under}
+    ``under`` it (ability checks); ``combat/log/_roll_line.html``."""
+    return _line("combat/log/_roll_line.html", "r", roll, under=bool(under))
 
 
 # Another system's roll says its own die: the same line.
-register.inclusion_tag("combat/log/_roll_line.html", name="system_roll_line")(roll_line)
+register.simple_tag(roll_line, name="system_roll_line")
 
 
-@register.inclusion_tag("combat/log/_hit.html")
-def hit_outcome(roll: Any) -> dict[str, Any]:
-    """An attack's outcome (its roll: a payload, or its dict), for every system."""
-    return {"r": roll}
+@register.simple_tag
+def hit_outcome(roll: Any) -> SafeString:
+    """An attack's outcome (its roll: a payload, or its dict), for every system
+    (``combat/log/_hit.html``)."""
+    return _line("combat/log/_hit.html", "r", roll)
 
 
-@register.inclusion_tag("combat/log/_damage_line.html")
-def damage_line(damage: Any) -> dict[str, Any]:
-    """A hit's damage (a ``DamageRoll`` payload, or its dict), for every system."""
-    return {"damage": damage}
+@register.simple_tag
+def damage_line(damage: Any) -> SafeString:
+    """A hit's damage (a ``DamageRoll`` payload, or its dict), for every system
+    (``combat/log/_damage_line.html``)."""
+    return _line("combat/log/_damage_line.html", "damage", damage)
 
 
 @register.filter

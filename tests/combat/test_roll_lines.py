@@ -131,3 +131,26 @@ def test_a_typed_roll_and_damage_are_drawn_as_their_stored_data() -> None:
     damage = {"expr": "1d8", "dice": [5], "entered": True, "rolled": 5, "mods": [], "total": 5}
     drawn = _drawn("{% damage_line d %}", d=damage)
     assert _drawn("{% damage_line d %}", d=payloads.DamageRoll.from_json(damage)) == drawn
+
+
+def test_a_line_is_drawn_once_and_kept_by_everything_it_shows(settings) -> None:
+    """A roll's line is kept by the roll, how it is drawn (over or under), the language and
+    the thousands separator: the same roll again is the same line, anything else its own."""
+    from combat.templatetags.roll_lines import LINES
+
+    LINES.clear()
+    over = roll_line(ROLL)
+    assert roll_line(dict(ROLL)) == over and len(LINES) == 1, "the same roll: kept"
+    assert roll_line(payloads.Roll.from_json(ROLL)) == over, "its payload reads alike"
+    under = roll_line(ROLL, under=True)
+    assert under != over and "or less" in under
+    with translation.override("cs"):
+        czech = roll_line(ROLL)
+    assert czech != over and "k20" in czech
+    assert roll_line(ROLL | {"natural": 16, "total": 18}) != over
+    settings.USE_THOUSAND_SEPARATOR = True
+    big = ROLL | {"total": 1234, "needed": 1200}
+    assert "1,234" in roll_line(big)
+    settings.USE_THOUSAND_SEPARATOR = False
+    assert "1234" in roll_line(big)
+    assert hit_outcome(ROLL) != over and "Hit!" in hit_outcome(ROLL | {"success": True})
