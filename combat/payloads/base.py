@@ -35,22 +35,6 @@ from typing import Any, ClassVar, TypeVar
 
 from combat import registry
 
-__all__ = [
-    "STRICT",
-    "DamageRoll",
-    "Payload",
-    "Raw",
-    "Roll",
-    "Shown",
-    "UnknownKeys",
-    "Unreadable",
-    "class_of",
-    "kind",
-    "omitted",
-    "read",
-    "to_json",
-]
-
 P = TypeVar("P", bound="Payload")
 
 STRICT = False
