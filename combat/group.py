@@ -246,11 +246,9 @@ def area_effect(
             viewer, target, category, modifiers, exposed.natural, amount, on_save, secret, marker
         )
         written.append(entry)
-    data = entries.FreeRoll(
-        expr=dice.format_expression(rolled.expression),
-        dice=list(rolled.naturals),
+    data = entries.FreeRoll.of(
+        rolled,
         entered=damage_dice is not None,
-        total=rolled.total,
         label=label,
         area=entries.Area(category=category, on_save=on_save, damage=amount),
         waiting=[target.name for target in waiting],

@@ -6,9 +6,11 @@ rolls (an area effect's among them: ``combat.group``) and undos."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from combat.payloads.base import DamageRoll, Payload, Roll, kind, omitted
 from combat.payloads.zones import Location, Special, ZoneEffect
+from rules import dice
 
 
 @dataclass(kw_only=True)
@@ -163,6 +165,18 @@ class FreeRoll(Payload):
     total: int = 0
     area: Area | None = omitted()
     waiting: list[str] | None = omitted()
+
+    @classmethod
+    def of(cls, rolled: dice.DiceRoll, *, entered: bool, label: str, **more: Any) -> FreeRoll:
+        """The entry of the dice ``rolled`` (``entered``: typed in)."""
+        return cls(
+            expr=dice.format_expression(rolled.expression),
+            dice=list(rolled.naturals),
+            entered=entered,
+            total=rolled.total,
+            label=label,
+            **more,
+        )
 
 
 @kind("undo")

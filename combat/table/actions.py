@@ -114,13 +114,7 @@ def free_roll(
 ) -> LogEntry:
     """Any dice, for anything the table needs rolled."""
     rolled = dice.roll(expression, rng=RNG, entered=entered)
-    data = entries.FreeRoll(
-        expr=dice.format_expression(rolled.expression),
-        dice=list(rolled.naturals),
-        entered=entered is not None,
-        total=rolled.total,
-        label=label,
-    )
+    data = entries.FreeRoll.of(rolled, entered=entered is not None, label=label)
     return record(viewer, EntryKind.ROLL, data, secret=kept_secret(viewer, secret), once=once)
 
 
