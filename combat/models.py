@@ -670,7 +670,8 @@ class LogEntry(models.Model):
     """One line of the append-only roll log.
 
     ``data`` holds the rules result as keys and numbers, never translated text, so each viewer
-    reads it in their own language. ``effects`` lists the hit-point changes actually applied,
+    reads it in their own language: its kind's payload (``combat.payloads``) as JSON, read back
+    typed as :attr:`payload`. ``effects`` lists the hit-point changes actually applied,
     ``[{"combatant": id, "hp": delta}]``, which is what an undo reverses.
 
     ``seq`` is the encounter's change number (the referee's numbering); ``public_seq`` the
