@@ -188,9 +188,11 @@ class DolmenwoodAttack(table.Attack):
         self, attacker: Combatant, target: Combatant, data: entries.DolmenwoodAttack
     ) -> int | None:
         """The dice (or the weapon's, ``dw_dice``), STR for a character's melee, at least 1;
-        none lands on an immune target. With hit locations it lands in a zone, whose damage
-        is floored at 0 where it is stored (``combat.zones.hit_zone``)."""
+        none lands on an immune target (a damage die typed in for it is set aside, and the
+        hit, its d20 and the rest of the roll stand). With hit locations it lands in a zone,
+        whose damage is floored at 0 where it is stored (``combat.zones.hit_zone``)."""
         expression, bonus = self.dw_dice or (str(self.dice), 0)
+        typed = None if self.immune else self.damage_dice
         character = attacker.kind != "monster"
         dealt = dw.resolve_damage(
             expression,
@@ -199,12 +201,12 @@ class DolmenwoodAttack(table.Attack):
             strength=attacker.str_score if character else None,
             immune=self.immune,
             rng=table.RNG,
-            naturals=self.damage_dice,
+            naturals=typed,
         )
         data.damage = entries.DolmenwoodDamage(
             expr=expression,
             dice=list(dealt.naturals),
-            entered=self.damage_dice is not None,
+            entered=typed is not None,
             mods=table.modifiers(dealt.modifiers),
             total=dealt.total,
             outcome=dealt.outcome.value,

@@ -329,6 +329,16 @@ def test_a_target_immune_to_ordinary_weapons_takes_no_damage_and_the_form_says_w
     assert entry.data["damage"]["dice"] == []
     wraith.refresh_from_db()
     assert wraith.hp == 20
+    # A damage die typed in for it is set aside: the hit and its typed d20 stand (issue 31).
+    typed = {"actor": hunter.pk, "target": wraith.pk, "mode": "melee", "weapon": "mundane"}
+    typed |= {"natural": 17, "damage": "1d8", "damage_dice": "6"}
+    response = _post(player, encounter, "dw_attack", typed)
+    assert "Wraith is immune to ordinary weapons: no damage." in response.content.decode()
+    entry = LogEntry.objects.get(seq=entry.seq + 1)
+    assert entry.payload.roll.natural == 17 and entry.payload.roll.entered
+    assert entry.payload.damage.outcome == "immune" and entry.payload.damage.dice == []
+    wraith.refresh_from_db()
+    assert wraith.hp == 20
     # A silver weapon is not what it is immune to.
     _post(
         player,
