@@ -723,7 +723,10 @@ class LogEntry(models.Model):
         if self.effects or self.kind in UNDOABLE_WITHOUT_EFFECTS:
             return True
         # BECMI (combat.systems.becmi.special): a hold, a knock-out or a ship's state to put back.
-        return bool(self.payload.get("restore"))
+        try:
+            return bool(self.payload.get("restore"))
+        except ValueError:  # data no payload reads (combat.payloads.Unreadable): nothing to undo
+            return False
 
     @property
     def payload(self) -> payloads.Payload:

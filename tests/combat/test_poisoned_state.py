@@ -351,8 +351,8 @@ MALFORMED = {
 }
 
 
-# An entry no template can draw: a zone change whose effect's dice are a number. (Data that is
-# not even a mapping reads as an entry of every default, combat.payloads, and draws.)
+# Entries no template can draw: data that is not a mapping at all (combat.payloads refuses it),
+# and a zone change whose effect's dice are a number.
 UNDRAWABLE = {"effects": [{"kind": "bled", "amount": 1, "roll": {"count": 1, "dice": 5}}]}
 
 
@@ -388,7 +388,8 @@ def test_a_log_entry_that_cannot_be_shown_says_so_to_the_referee_and_nothing_mor
     encounter, referee, player, fighter
 ):
     Encounter.objects.filter(pk=encounter.pk).update(hit_locations=True)
-    entry(encounter, EntryKind.ZONE, UNDRAWABLE)
+    entry(encounter, EntryKind.ZONE, [1, 2, 3])
+    entry(encounter, EntryKind.ZONE, UNDRAWABLE, seq=51)
     shown = pages(encounter, referee, player)
     for who in ("referee", "referee log"):
         assert ENTRY_NOTICE in shown[who], who
@@ -485,7 +486,7 @@ def test_what_cannot_be_drawn_is_logged_once_however_often_it_is_drawn(
     becmi(encounter)
     cog = ship(encounter)
     poison(Combatant, cog.pk, speed=1_000_001)
-    entry(encounter, EntryKind.ZONE, UNDRAWABLE)
+    entry(encounter, EntryKind.ZONE, [1, 2, 3])
     with caplog.at_level(logging.ERROR, logger="combat.fragments"):
         for _ in range(2):
             pages(encounter, referee, player)
