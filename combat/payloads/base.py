@@ -256,7 +256,10 @@ class Roll(Payload):
     """A d20 roll: its natural (``entered``: typed in from a die rolled at the table; None in
     entries written before dice said where they came from),
     modifiers (``[value, reason key]`` pairs), total, the number it needed, and whether it
-    succeeded."""
+    succeeded. What only some rolls say is stored only when they say it, and every roll line
+    reads it (``combat/log/_roll_line.html``, ``_hit.html``): the die's ``sides`` (None: a d20),
+    whether the natural alone decided it (``automatic``), the armour class an attack hit
+    (``hit_ac``: B/X's matrix)."""
 
     natural: int | None = None
     entered: bool | None = None
@@ -264,12 +267,16 @@ class Roll(Payload):
     total: int | None = None
     needed: int | None = None
     success: bool = False
+    sides: int | None = omitted()
+    automatic: bool = omitted(False)
+    hit_ac: int | None = omitted()
 
 
 @dataclass(kw_only=True)
 class DamageRoll(Payload):
     """A damage roll: the dice expression, the dice (``entered``: typed in, else the
-    server's; None in older entries), their sum, modifiers, and the total dealt."""
+    server's; None in older entries), their sum, modifiers, and the total dealt; ``outcome``,
+    stored by a system whose rules can decide the damage (Dolmenwood's "minimum", "immune")."""
 
     expr: str = ""
     dice: list[int] = field(default_factory=list)
@@ -277,6 +284,7 @@ class DamageRoll(Payload):
     rolled: int | None = None
     mods: list[list[Any]] = field(default_factory=list)
     total: int = 0
+    outcome: str = omitted("")
 
 
 @dataclass(kw_only=True)

@@ -15,9 +15,7 @@ from rules import dice
 
 @dataclass(kw_only=True)
 class AttackRoll(Roll):
-    """An attack's d20: B/X's adds the armour class it hit (``hit_ac``)."""
-
-    hit_ac: int | None = omitted()
+    """An attack's d20 (B/X's says the armour class it hit: ``hit_ac``)."""
 
 
 @dataclass(kw_only=True)
@@ -75,6 +73,7 @@ class Save(Payload):
     roll: Roll | None = None
     damage: SaveDamage | None = None
     killed: bool | None = omitted()
+    revived: bool = omitted(False)  # never: a save heals no one (combat/log/_fate.html asks)
 
 
 @kind("check")
@@ -102,6 +101,7 @@ class HitPoints(Payload):
     amount: int = 0
     applied: int = 0
     killed: bool = False
+    revived: bool = omitted(False)  # not stored: healing says it in its own words
 
 
 @kind("correct")

@@ -50,7 +50,7 @@ class DolmenwoodAttack(table.Attack, DolmenwoodEntry):
 
     weapon: str = ""
     immune: bool = False
-    # Its d20 says its sides and whether a natural roll decided it, and has no AC hit.
+    # Its d20 always says its sides and whether a natural roll decided it; it hits no AC.
     roll: DolmenwoodRoll | None = None  # type: ignore[assignment]
     damage: DolmenwoodDamage | None = None
 
