@@ -144,8 +144,7 @@ class Payload:
 
 def to_json(value: Any) -> Any:
     """``value`` as JSON stores it: a payload as its :meth:`Payload.to_json`, and so each one
-    inside a list or a dict (a writer that still builds its entry as a dict may put payloads
-    in it: ``combat.table.record`` stores it through this)."""
+    inside a list or a dict (a secret entry's ``public`` outcome, ``combat.table.record``)."""
     if isinstance(value, Payload):
         return value.to_json()
     if isinstance(value, list | tuple):

@@ -4,8 +4,8 @@ that come mid-sentence, where a template's closing newline would show: where a d
 and a roll's modifiers with their reasons.
 
 The rolls they draw are an entry's typed parts (``combat.payloads.Roll``, ``DamageRoll``, or a
-system's subclass); a system whose entries are not typed yet gives its stored dicts, which the
-templates read alike (``r.total`` is a key or an attribute), so each is drawn as it comes.
+system's subclass); a plain dict of the same keys draws alike (``r.total`` is a key or an
+attribute), and the line is kept by the JSON either holds.
 """
 
 from __future__ import annotations

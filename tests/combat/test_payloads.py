@@ -105,7 +105,8 @@ def test_a_system_types_its_own_entries_through_the_registry() -> None:
 
 
 def test_a_dict_holding_payloads_is_stored_as_their_json() -> None:
-    """A writer not converted yet may put payloads in its dict (``combat.table.record``)."""
+    """Payloads inside a list or a dict are stored as their JSON (``combat.table.record``
+    stores a secret entry's public outcome so)."""
     data = {"who": "Nim", "roll": payloads.Roll(total=3), "seen": [payloads.Shown(who="Zora")]}
     stored = payloads.to_json(data)
     assert stored["roll"] == payloads.Roll(total=3).to_json()
