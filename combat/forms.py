@@ -1023,9 +1023,12 @@ def situational(value: int) -> tuple[Modifier, ...]:
 def form_values(form: forms.Form) -> dict[str, Any]:
     """The form's valid values so far, whether it was posted or only prefilled: what the odds
     before a roll are worked out from (``combat.odds``)."""
+    if form.is_bound and hasattr(form, "cleaned_data"):  # validated: a probe would agree
+        return form.cleaned_data
+    probed = form.__dict__.get("_probed")
+    if probed is not None:  # probed before: the odds ask (a helpless target, then the roll)
+        return probed
     if form.is_bound:
-        if hasattr(form, "cleaned_data"):  # validated already: a second probe would agree
-            return form.cleaned_data
         data = form.data
     else:
         data = {
@@ -1034,6 +1037,7 @@ def form_values(form: forms.Form) -> dict[str, Any]:
         data = {k: getattr(v, "pk", v) for k, v in data.items() if v is not None}
     probe = type(form)(data, viewer=form.viewer)
     probe.is_valid()
+    form._probed = probe.cleaned_data
     return probe.cleaned_data
 
 

@@ -20,6 +20,9 @@ Most boxes are not even taken apart: a field of Django's plain widgets (text, nu
 checkbox, textarea) draws from what the field, its widget and its form hold (name, label, help,
 value, choices, attributes; ``_field_key``), so its box is kept by those, read without working
 out the widget's and the label's contexts, which cost more than drawing what they say.
+
+A hidden input with a plain-text value (every action form's one-time key, new with each form)
+is kept drawn around a stand-in, its value written in as Django's template would write it.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from django.forms.renderers import TemplatesSetting
 from django.http import HttpRequest
 from django.template.loader import get_template
 from django.utils.functional import Promise
+from django.utils.html import escape
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
@@ -62,10 +66,31 @@ class FormRenderer(TemplatesSetting):
             if key is not None:
                 return DRAWN.fetch(key, lambda: self.render(template_name, _box(field)))
             context = _box(field)
+        if request is None and (value := _one_time(template_name, context)) is not None:
+            # Drawn once with a stand-in for its value, which goes in as the template would
+            # write it: a form's one-time key is new every time, the rest of the input is not.
+            stand_in = {"widget": context["widget"] | {"value": ONE_TIME}}
+            return SafeString(self.render(template_name, stand_in).replace(ONE_TIME, escape(value)))
         key = _key(template_name, context) if request is None else None
         if key is None:
             return super().render(template_name, context, request)
         return DRAWN.fetch(key, lambda: super(FormRenderer, self).render(template_name, context))
+
+
+# Stands for a hidden input's value while it is drawn; nothing a form holds or a template
+# writes contains it.
+ONE_TIME = "\x00one-time\x00"
+
+
+def _one_time(template_name: str, context: Any) -> str | None:
+    """The value of a hidden input drawn from plain text (a form's one-time key), else None."""
+    if not template_name.startswith(WIDGETS) or type(context) is not dict:
+        return None
+    widget = context.get("widget") if context.keys() == {"widget"} else None
+    if type(widget) is not dict or not widget.get("is_hidden"):
+        return None
+    value = widget.get("value")
+    return value if type(value) is str and ONE_TIME not in value else None
 
 
 def option(option: Any) -> SafeString:
@@ -165,8 +190,9 @@ def _key(template_name: str, context: Any) -> tuple[Any, ...] | None:
         return None
     if template_name.startswith(WIDGETS) and context.keys() == {"widget"}:
         values: Any = context["widget"]
-        if type(values) is dict and values.get("is_hidden") and values.get("value") is not None:
-            return None  # often a one-time value (a form's key); an empty one is kept
+        hidden = type(values) is dict and values.get("is_hidden")
+        if hidden and values.get("value") not in (None, ONE_TIME):
+            return None  # a value that is no plain text: drawn anew (plain text: ``_one_time``)
     elif template_name == LABEL:
         values = tuple(context.get(name) for name in LABEL_VALUES)
     elif template_name == FormRenderer.field_template_name:

@@ -178,11 +178,20 @@ def test_the_project_uses_this_renderer():
 @pytest.mark.parametrize("kind", list(INPUT_WIDGETS))
 def test_inputs_render_as_the_templates_do(locale, kind, value, attrs):
     widget = INPUT_WIDGETS[kind]()
-    # (its value, a string); hidden: one-time keys, but for an empty one
-    kept = (kind != "hidden" or value is None or value == "") and not _dated(attrs)
+    # (its value, a string); hidden: one-time keys, kept around a stand-in for the value,
+    # unless the value is a safe string (written as it is, not escaped)
+    kept = (kind != "hidden" or value is not SAFE) and not _dated(attrs)
     render = lambda r: widget.render("field", value, attrs=attrs, renderer=r)  # noqa: E731
     html = assert_same(render, kept=kept)
     assert html.startswith("<input ") and html.endswith(">")
+
+
+def test_a_one_time_key_is_written_into_the_input_kept_without_it():
+    key = lambda value: forms.HiddenInput().render("once", value, renderer=OURS)  # noqa: E731
+    first, second = key("abc"), key("x<y")
+    assert first == '<input type="hidden" name="once" value="abc">'
+    assert second == '<input type="hidden" name="once" value="x&lt;y">'
+    assert forms.HiddenInput().render("once", "q", renderer=KEPT_ONLY) == first.replace("abc", "q")
 
 
 @pytest.mark.parametrize("localized", [False, True], ids=["plain", "localized"])
