@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from combat import body_fields, bounded, classes, monsters, registry
+from combat import body_fields, bounded, classes, monsters, registry, table
 from combat.access import Viewer
 from combat.classes import ABILITY_FIELDS, CHARACTER_FIELDS
 from combat.dice_input import EnteredDiceField, local_dice
@@ -651,17 +651,81 @@ class DiceField(forms.CharField):
         return _rules_call(dice.parse, value)
 
 
+DESPITE_SURPRISE = "despite_surprise"
+
+
 class ActionForm(OnceMixin, forms.Form):
     """What every action form has: its viewer, a one-time key, and which of its fields hold
-    dice rolled at the table (shown only where the viewer may enter dice)."""
+    dice rolled at the table (shown only where the viewer may enter dice).
+
+    An action in the round (``acts_in_round``: an attack, a check, a grab...) is refused to
+    a side surprised in the fight's first round (``table.unsurprised``); while one is, the
+    referee's form offers to rule otherwise (its ``despite_surprise`` box). Fields whose
+    choices are others than whoever acts (``apart_from_actor``: a target) never offer the
+    actor chosen (:meth:`apart_from`)."""
 
     dice_fields: tuple[str, ...] = ()
     # After a roll the next form keeps who acts and how, never amounts or entered dice.
     kept: tuple[str, ...] = ()
+    acts_in_round = False
+    apart_from_actor: tuple[str, ...] = ()
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.viewer = viewer
+        if self.acts_in_round and viewer.is_referee and table.caught(viewer.encounter):
+            self.fields[DESPITE_SURPRISE] = forms.BooleanField(
+                label=_("Let them act though surprised (the referee's ruling)"),
+                required=False,
+                help_text=_(
+                    "A surprised side loses the fight's first round; the log says when "
+                    "the referee lets one of them act."
+                ),
+            )
+
+    def chosen(self, name: str = "actor") -> Combatant | None:
+        """The combatant field ``name`` holds as the form stands (sent, or filled in when
+        opened); None when it holds none of its choices."""
+        field = self.fields.get(name)
+        if not isinstance(field, CombatantField):
+            return None
+        value = self.data.get(self.add_prefix(name)) if self.is_bound else self.initial.get(name)
+        return field.find(getattr(value, "pk", value))
+
+    def overruled(self) -> bool:
+        """Whether the referee's box says a surprised combatant acts anyway."""
+        if DESPITE_SURPRISE not in self.fields:
+            return False
+        return bool(self[DESPITE_SURPRISE].value())
+
+    def refusal(self) -> Refused | None:
+        """Why the action would be refused before anything is rolled, as the action itself
+        would refuse it (a surprised side in the fight's first round): its odds say so
+        instead of promising a roll."""
+        actor = self.chosen() if self.acts_in_round else None
+        if actor is None:
+            return None
+        try:
+            table.unsurprised(self.viewer, actor, despite_surprise=self.overruled())
+        except Refused as refused:
+            return refused
+        return None
+
+    def apart_from(self, *names: str, besides: Sequence[str] = ("actor",)) -> None:
+        """The choices of ``names`` (combatant fields) without whoever the fields
+        ``besides`` hold (whoever acts), as the form is drawn: no one is offered as their
+        own target. Call once the fields exist; the form's ``clean`` still refuses them
+        there (a form sent with another actor than it was drawn for, or by hand)."""
+        left_out = {str(c.pk) for c in map(self.chosen, besides) if c is not None}
+        if not left_out:
+            return
+        for name in names:
+            field = self.fields.get(name)
+            if field is not None:
+                field.widget.choices = [
+                    (value, label) for value, label in field.widget.choices
+                    if str(value) not in left_out
+                ]  # fmt: skip
 
     def without_dice_fields(self) -> None:
         """Call once the fields exist: a player whom the referee asked to let the server roll
@@ -720,6 +784,7 @@ class RollForm(ActionForm):
 
 
 class AttackForm(RollForm):
+    acts_in_round = True
     field_order_extra = ("target", "mode")
     dice_fields = ("natural", "damage_dice")
     # "attack": the monster's attack a button chose (combat.monsters), kept for its next roll
@@ -746,12 +811,16 @@ class AttackForm(RollForm):
         if not self.is_bound and not self._standing(self.initial.get("target")):
             # No target named, or the one kept from the last roll has died of it.
             self.initial["target"] = self._first_opponent()
+        actor = self.initial_actor() if not self.is_bound else None
+        if actor is not None and str(self.initial.get("target")) == str(actor.pk):
+            self.initial["target"] = self._first_opponent()  # never one's own target
         if viewer.encounter.hit_locations:
             self._hit_location_fields()
         monsters.adapt_attack_form(self)  # a monster's attack button fills in its damage
         order = ("actor", "target", "mode", "modifier", "natural", *self.LOCATION_FIELDS)
         self.order_fields([*order, "damage", "damage_dice"])
         self.without_dice_fields()
+        self.apart_from("target")
 
     def hit_notes(self, values: dict[str, Any]) -> tuple[str, ...]:
         """What the odds say of any hit, rolled or automatic on a helpless target
@@ -843,12 +912,13 @@ class AttackForm(RollForm):
         """Preselect the first one standing on the other side, so the odds show at once."""
         actor = self.initial_actor()
         for combatant in self.fields["target"].offered:  # the living only
-            if actor is None or combatant.side != actor.side:
+            if actor is None or (combatant.side != actor.side and combatant.pk != actor.pk):
                 return combatant.pk
         return None
 
     def clean(self) -> dict:
         data = super().clean()
+        refuse_self_target(self, data)
         if data.get("damage_dice") and not data.get("damage"):
             self.add_error("damage", _("Give the damage dice to enter their results."))
         if "direction" in self.fields:
@@ -858,6 +928,14 @@ class AttackForm(RollForm):
             self.add_error("special", _("Only monsters make special attacks."))
         monsters.clean_attack(self, data)  # the attack's name, for the log
         return data
+
+
+def refuse_self_target(form: forms.Form, data: dict[str, Any]) -> None:
+    """An attack's target is never its attacker: said on the target field (the form may
+    have been drawn for another attacker, or sent by hand)."""
+    actor, target = data.get("actor"), data.get("target")
+    if actor is not None and target is not None and actor.pk == target.pk:
+        form.add_error("target", message_for(Refused("attacks_itself", name=actor.name)))
 
 
 SAVE_CHOICES = list(SAVES.items())
@@ -903,6 +981,7 @@ class StoredScore:
 
 
 class CheckForm(StoredScore, RollForm):
+    acts_in_round = True
     field_order_extra = ("ability", "score")
     kept = ("actor", "ability", "score", "secret")
     ability = forms.ChoiceField(label=_("Ability"), choices=ABILITY_CHOICES)

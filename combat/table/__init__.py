@@ -23,8 +23,10 @@ An action is one transaction (``@transaction.atomic``) that, in this order:
    (``Encounter.moved_to``).
 2. **checks** who may act: :func:`alive` (the dead do not act), :func:`able` (paralysed,
    asleep or held: no attack, check or rest), :func:`armed` (hit locations: wounds that
-   forbid attacking); each raises ``Refused`` with a message naming the combatant, which
-   rolls everything back.
+   forbid attacking), :func:`unsurprised` (a surprised side loses the fight's first round:
+   every action in the round asks it, and the referee may rule otherwise, which the entry
+   records as its ``despite_surprise``); each raises ``Refused`` with a message naming the
+   combatant, which rolls everything back.
 3. asks ``rules`` for the outcome, with :data:`RNG` (the server's dice) or the dice typed
    in from the table, and **changes hit points** only through :func:`set_hp` or
    :func:`hurt`, which return the entry's effect (``{"combatant": pk, "hp": change}``, what
@@ -77,7 +79,18 @@ from combat.table.actions import (
 )
 from combat.table.attack import LOCATION_FIELDS, Attack, classic_damage, deal_damage, where
 from combat.table.hooks import Announcer, HitLocations, connect, undoing
-from combat.table.life import able, alive, armed, helpless, helpless_outcome, hurt, set_hp
+from combat.table.life import (
+    able,
+    alive,
+    armed,
+    caught,
+    helpless,
+    helpless_outcome,
+    hurt,
+    set_hp,
+    surprised,
+    unsurprised,
+)
 from combat.table.locks import attack_pair, conditions_in_force, locked, locked_pair
 from combat.table.record import (
     Repeated,
@@ -103,6 +116,7 @@ __all__ = [
     "announce",
     "armed",
     "attack_pair",
+    "caught",
     "change_hit_points",
     "claim",
     "classic_damage",
@@ -124,8 +138,10 @@ __all__ = [
     "rest",
     "roll_data",
     "set_hp",
+    "surprised",
     "touch",
     "undo",
     "undoing",
+    "unsurprised",
     "where",
 ]

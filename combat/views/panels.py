@@ -114,7 +114,9 @@ def odds_of(panel: Panel, form: ActionForm) -> Any:
     """The odds the panel shows before the roll (None until its form says enough)."""
     if not panel.odds:
         return None
-    return (panel.odds_of or odds.for_form)(form)
+    if panel.odds_of is not None:  # a system's own odds: an action refused says so first
+        return odds.refused(form) or panel.odds_of(form)
+    return odds.for_form(form)
 
 
 def roll_view(request: HttpRequest, slug: str, panel: Panel) -> HttpResponse:

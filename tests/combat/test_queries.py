@@ -256,7 +256,8 @@ def test_the_choices_are_drawn_as_the_model_choice_field_drew_them(player, fight
     form = AttackForm(viewer=viewer, initial={"actor": fighter.pk, "target": goblin.pk})
     target = _select(str(form["target"]), "target")
     living = viewer.visible_combatants().filter(hp__gt=0)
-    assert target == _select(_model_choice_select("target", living, goblin.pk), "target")
+    others = living.exclude(pk=fighter.pk)  # never the attacker itself (issue 31)
+    assert target == _select(_model_choice_select("target", others, goblin.pk), "target")
     assert f'value="{corpse.pk}"' not in target and "Lurker" not in target
     assert "Goblin &lt;b&gt;" in target
     actor = _select(str(form["actor"]), "actor")
