@@ -662,17 +662,18 @@ class ActionForm(OnceMixin, forms.Form):
     a side surprised in the fight's first round (``table.unsurprised``); while one is, the
     referee's form offers to rule otherwise (its ``despite_surprise`` box). Fields whose
     choices are others than whoever acts (``apart_from_actor``: a target) never offer the
-    actor chosen (:meth:`apart_from`)."""
+    actor chosen (:meth:`apart_from`), and are drawn again when another is chosen."""
 
     dice_fields: tuple[str, ...] = ()
     # After a roll the next form keeps who acts and how, never amounts or entered dice.
     kept: tuple[str, ...] = ()
     acts_in_round = False
-    apart_from_actor: tuple[str, ...] = ()
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.viewer = viewer
+        # The fields drawn again when a field changes (:meth:`apart_from`), by its name.
+        self.follows: dict[str, tuple[str, ...]] = {}
         if self.acts_in_round and viewer.is_referee and table.caught(viewer.encounter):
             self.fields[DESPITE_SURPRISE] = forms.BooleanField(
                 label=_("Let them act though surprised (the referee's ruling)"),
@@ -714,18 +715,75 @@ class ActionForm(OnceMixin, forms.Form):
     def apart_from(self, *names: str, besides: Sequence[str] = ("actor",)) -> None:
         """The choices of ``names`` (combatant fields) without whoever the fields
         ``besides`` hold (whoever acts), as the form is drawn: no one is offered as their
-        own target. Call once the fields exist; the form's ``clean`` still refuses them
-        there (a form sent with another actor than it was drawn for, or by hand)."""
-        left_out = {str(c.pk) for c in map(self.chosen, besides) if c is not None}
-        if not left_out:
-            return
+        own target. Another chosen in one of ``besides`` draws ``names`` again, from the
+        server (``combat.views.panels.choices_view``: :meth:`redrawn`). Call once the fields
+        exist; the form's ``clean`` still refuses them there (a form sent by hand, or
+        before the choices were drawn again)."""
+        self._wire(names, besides)
+        left_out = self._left_out(besides)
         for name in names:
             field = self.fields.get(name)
-            if field is not None:
+            if field is not None and left_out:
                 field.widget.choices = [
                     (value, label) for value, label in field.widget.choices
                     if str(value) not in left_out
                 ]  # fmt: skip
+
+    def _left_out(self, besides: Sequence[str]) -> set[str]:
+        return {str(c.pk) for c in map(self.chosen, besides) if c is not None}
+
+    def _wire(self, names: Sequence[str], besides: Sequence[str]) -> None:
+        """A change of ``besides`` asks for ``names`` drawn again (swapped in by their ids)."""
+        key = registry.panel_of_form(type(self))
+        for trigger in besides:
+            self.follows[trigger] = (*self.follows.get(trigger, ()), *names)
+            field = self.fields.get(trigger)
+            if key is None or field is None or "hx-get" in field.widget.attrs:
+                continue
+            field.widget.attrs.update(
+                {
+                    "hx-get": reverse("choices", args=[self.viewer.encounter.slug, key]),
+                    "hx-include": "closest form",
+                    "hx-params": "not csrfmiddlewaretoken",
+                    "hx-swap": "none",
+                    "hx-trigger": "change",
+                }
+            )
+
+    def settle(self, trigger: str) -> bool:
+        """After ``trigger`` changed, whether a choice of a field it draws again is one that
+        field no longer offers (the target who now acts, a wrestler ticked as a helper): if
+        so it gives way, in what was sent (``data``, a mutable copy), to the first of the
+        other side still offered (or of anyone), or to nothing."""
+        changed = False
+        actor = self.chosen()
+        for name in self.follows.get(trigger, ()):
+            field, key = self.fields.get(name), self.add_prefix(name)
+            if not isinstance(field, CombatantField | CombatantsField):
+                continue
+            offered = {str(value) for value, _label in field.widget.choices}
+            if isinstance(field, CombatantsField):
+                sent = self.data.getlist(key)
+                kept = [value for value in sent if value in offered]
+                if kept != sent:
+                    self.data.setlist(key, kept)
+                    changed = True
+            elif str(self.data.get(key, "")) not in offered:
+                others = [c for c in field.offered if str(c.pk) in offered]
+                foes = [c for c in others if actor is None or c.side != actor.side]
+                found = (foes or others or [None])[0]
+                self.data[key] = str(found.pk) if found else ""
+                changed = True
+        return changed
+
+    def redrawn(self, trigger: str) -> list[forms.BoundField]:
+        """The fields ``trigger``'s change draws again, as the form now holds them, each
+        marked to be swapped in by its id (a list of boxes by ``combat/_choices.html``)."""
+        names = [n for n in self.follows.get(trigger, ()) if n in self.fields]
+        for name in names:
+            if not self.fields[name].widget.allow_multiple_selected:
+                self.fields[name].widget.attrs["hx-swap-oob"] = "true"
+        return [self[name] for name in names]
 
     def without_dice_fields(self) -> None:
         """Call once the fields exist: a player whom the referee asked to let the server roll
@@ -821,6 +879,8 @@ class AttackForm(RollForm):
         self.order_fields([*order, "damage", "damage_dice"])
         self.without_dice_fields()
         self.apart_from("target")
+        if "direction" in self.fields:  # the target may change with the attacker: its body too
+            self.follows["actor"] = (*self.follows["actor"], "direction")
 
     def hit_notes(self, values: dict[str, Any]) -> tuple[str, ...]:
         """What the odds say of any hit, rolled or automatic on a helpless target

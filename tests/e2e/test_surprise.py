@@ -1,5 +1,6 @@
 """Surprise in real browsers: a surprised player's attack in the first round is refused on
-their phone, and the odds said so before they tapped; the foes, not surprised, attack."""
+their phone, and the odds said so before they tapped; the foes, not surprised, attack. And
+an attack form never offers the attacker as its own target, whoever is chosen to attack."""
 
 from __future__ import annotations
 
@@ -52,3 +53,21 @@ def test_a_surprised_players_attack_is_refused_on_their_phone(referee, phone):
     goblin.locator("#id_natural").fill("2")
     swap_panel(referee, goblin.locator("button.primary"))
     expect(anna.locator("#log")).to_contain_text("Goblin 1 attacks Aldric")
+
+
+def test_the_targets_follow_the_attacker_chosen_in_the_form(referee, phone):
+    anna = phone()
+    a_goblin_fight(referee, anna)
+    attack = swap_panel(referee, act_on(referee, "Goblin 1").locator("a[href*='/attack/']"))
+    targets = attack.locator("#id_target option")
+    expect(targets).to_have_text(["Goblin 2", "Aldric"])
+    attack.locator("#id_target").select_option(label="Goblin 2")
+    # Goblin 2 is chosen to attack: it is no longer a target, and one of the other side is.
+    settled(referee)
+    attack.locator("#id_actor").select_option(label="Goblin 2")
+    expect(targets).to_have_text(["Goblin 1", "Aldric"])
+    expect(attack.locator("#id_target option:checked")).to_have_text("Aldric")
+    expect(attack.locator("output.odds")).to_have_text(re.compile(r"needs \d+\+ · [\d.]+%"))
+    attack.locator("#id_natural").fill("2")
+    swap_panel(referee, attack.locator("button.primary"))
+    expect(anna.locator("#log")).to_contain_text("Goblin 2 attacks Aldric")
