@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from combat.models import Combatant, Encounter, LogEntry
+from combat.models import Combatant, Encounter, Kind, LogEntry
 
 from .conftest import character, form_values, monster
 
@@ -255,3 +255,20 @@ def test_initiative_after_the_first_round_says_who_acts_first_again(table):
     log = referee.get(reverse("log", args=[encounter.slug])).content.decode()
     assert "A tie: both sides act at once." in log
     assert not LogEntry.objects.filter(kind="initiative").latest("seq").data.get("surprised")
+
+
+def test_a_surprised_ship_neither_rams_nor_grapples_in_the_first_round(table):
+    encounter, referee, *_ = table
+    _in(encounter, "becmi")
+    ours, theirs = (
+        monster(encounter, name, kind=Kind.SHIP, hp_max=60, hp=60, ac=8, side=side)
+        for name, side in (("Sea Wolf", "party"), ("Black Gull", "foes"))
+    )
+    _start(referee, encounter, party_die=2, foes_die=5)
+    for panel in ("bx_ram", "bx_grapple"):
+        values = _open(referee, panel, encounter, f"?actor={ours.pk}&target={theirs.pk}")
+        assert f"Sea Wolf {REFUSED}" in _send(referee, panel, encounter, values)
+    assert not LogEntry.objects.filter(kind="naval").exists()
+    values = _open(referee, "bx_ram", encounter, f"?actor={theirs.pk}&target={ours.pk}")
+    assert REFUSED not in _send(referee, "bx_ram", encounter, values)
+    assert LogEntry.objects.filter(kind="naval").count() == 1
