@@ -661,8 +661,8 @@ class ActionForm(OnceMixin, forms.Form):
     An action in the round (``acts_in_round``: an attack, a check, a grab...) is refused to
     a side surprised in the fight's first round (``table.unsurprised``); while one is, the
     referee's form offers to rule otherwise (its ``despite_surprise`` box). Fields whose
-    choices are others than whoever acts (``apart_from_actor``: a target) never offer the
-    actor chosen (:meth:`apart_from`), and are drawn again when another is chosen."""
+    choices are others than whoever acts (a target) never offer the actor chosen
+    (:meth:`apart_from`), and are drawn again when another is chosen (``follows``)."""
 
     dice_fields: tuple[str, ...] = ()
     # After a roll the next form keeps who acts and how, never amounts or entered dice.
@@ -720,7 +720,7 @@ class ActionForm(OnceMixin, forms.Form):
         exist; the form's ``clean`` still refuses them there (a form sent by hand, or
         before the choices were drawn again)."""
         self._wire(names, besides)
-        left_out = self._left_out(besides)
+        left_out = {str(c.pk) for c in map(self.chosen, besides) if c is not None}
         for name in names:
             field = self.fields.get(name)
             if field is not None and left_out:
@@ -728,9 +728,6 @@ class ActionForm(OnceMixin, forms.Form):
                     (value, label) for value, label in field.widget.choices
                     if str(value) not in left_out
                 ]  # fmt: skip
-
-    def _left_out(self, besides: Sequence[str]) -> set[str]:
-        return {str(c.pk) for c in map(self.chosen, besides) if c is not None}
 
     def _wire(self, names: Sequence[str], besides: Sequence[str]) -> None:
         """A change of ``besides`` asks for ``names`` drawn again (swapped in by their ids)."""
@@ -972,7 +969,7 @@ class AttackForm(RollForm):
         """Preselect the first one standing on the other side, so the odds show at once."""
         actor = self.initial_actor()
         for combatant in self.fields["target"].offered:  # the living only
-            if actor is None or (combatant.side != actor.side and combatant.pk != actor.pk):
+            if actor is None or combatant.side != actor.side:
                 return combatant.pk
         return None
 

@@ -42,8 +42,9 @@ An action is one transaction (``@transaction.atomic``) that, in this order:
 
 An attack is all of that in one place: a system subclasses :class:`Attack` with its own
 entry, hit roll and damage, and :meth:`Attack.run` keeps the order above for every system
-(lock the pair; alive, able, armed; locate the hit; the target alive; the helpless rule or
-the roll; damage, landed in a zone or taken from the hit points; one entry).
+(lock the pair; alive, able, unsurprised, armed, not itself; locate the hit; the target
+alive; the helpless rule or the roll; damage, landed in a zone or taken from the hit points;
+one entry).
 
 The log entry's ``data`` is keys and numbers only, so each viewer reads it in their own
 language: an action builds its kind's payload (``combat.payloads``), the parts of a roll

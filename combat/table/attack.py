@@ -44,15 +44,15 @@ class Attack:
 
     :meth:`run`, in one transaction: locks the pair (:func:`attack_pair`); refuses an
     attacker that is dead, cannot act, is surprised in the fight's first round (unless the
-    referee rules ``despite_surprise``, which the entry says) or is too wounded to attack;
-    refuses an attack on itself; locates the hit when the
-    encounter plays hit locations (:func:`where`, from ``location``: the form's fields); refuses
-    a dead target; then either applies the helpless rule (hit without a roll, or slain
-    outright: :func:`helpless_outcome`) or rolls to hit (:meth:`roll`); on a hit with
-    ``damage`` dice, rolls the damage (:meth:`damage`) and lands it in a zone or takes it from
-    the hit points (:meth:`after_damage`); and records one attack entry (:func:`record`),
-    secret when asked or when a hidden combatant takes part, whose effects are the hit points
-    (and zones) it changed.
+    referee rules ``despite_surprise``, which the entry then says) or is too wounded to
+    attack, and an attack on itself; locates the hit when the encounter plays hit locations
+    (:func:`where`, from ``location``: the form's fields); refuses a dead target; then
+    either applies the helpless rule (hit without a roll, or slain outright:
+    :func:`helpless_outcome`) or rolls to hit (:meth:`roll`); on a hit with ``damage`` dice,
+    rolls the damage (:meth:`damage`) and lands it in a zone or takes it from the hit points
+    (:meth:`after_damage`); and records one attack entry (:func:`record`), secret when asked
+    or when a hidden combatant takes part, whose effects are the hit points (and zones) it
+    changed.
 
     A subclass gives :meth:`entry` and :meth:`roll`, and whatever else its rules change.
     """
