@@ -114,6 +114,8 @@ MESSAGES = {
     "dead_cannot_act": _("%(name)s is dead and cannot act."),
     "target_is_dead": _("%(name)s is already dead: choose another target."),
     "cannot_act_now": _("%(name)s is %(condition)s and cannot act."),
+    "attacks_itself": _("%(name)s cannot attack itself: choose another target."),
+    "surprised_cannot_act": _("%(name)s is surprised and cannot act in the first round."),
     "wounds_prevent_attack": _("%(name)s cannot attack: the wounds do not allow it."),
     "no_fight": _("No fight is running: start one first."),
     "fight_running": _("A fight is running already."),

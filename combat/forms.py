@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from combat import body_fields, bounded, classes, monsters, registry
+from combat import body_fields, bounded, classes, monsters, registry, table
 from combat.access import Viewer
 from combat.classes import ABILITY_FIELDS, CHARACTER_FIELDS
 from combat.dice_input import EnteredDiceField, local_dice
@@ -651,17 +651,136 @@ class DiceField(forms.CharField):
         return _rules_call(dice.parse, value)
 
 
+DESPITE_SURPRISE = "despite_surprise"
+
+
 class ActionForm(OnceMixin, forms.Form):
     """What every action form has: its viewer, a one-time key, and which of its fields hold
-    dice rolled at the table (shown only where the viewer may enter dice)."""
+    dice rolled at the table (shown only where the viewer may enter dice).
+
+    An action in the round (``acts_in_round``: an attack, a check, a grab...) is refused to
+    a side surprised in the fight's first round (``table.unsurprised``); while one is, the
+    referee's form offers to rule otherwise (its ``despite_surprise`` box). Fields whose
+    choices are others than whoever acts (a target) never offer the actor chosen
+    (:meth:`apart_from`), and are drawn again when another is chosen (``follows``)."""
 
     dice_fields: tuple[str, ...] = ()
     # After a roll the next form keeps who acts and how, never amounts or entered dice.
     kept: tuple[str, ...] = ()
+    acts_in_round = False
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.viewer = viewer
+        # The fields drawn again when a field changes (:meth:`apart_from`), by its name.
+        self.follows: dict[str, tuple[str, ...]] = {}
+        if self.acts_in_round and viewer.is_referee and table.caught(viewer.encounter):
+            self.fields[DESPITE_SURPRISE] = forms.BooleanField(
+                label=_("Let them act though surprised (the referee's ruling)"),
+                required=False,
+                help_text=_(
+                    "A surprised side loses the fight's first round; the log says when "
+                    "the referee lets one of them act."
+                ),
+            )
+
+    def chosen(self, name: str = "actor") -> Combatant | None:
+        """The combatant field ``name`` holds as the form stands (sent, or filled in when
+        opened); None when it holds none of its choices."""
+        field = self.fields.get(name)
+        if not isinstance(field, CombatantField):
+            return None
+        value = self.data.get(self.add_prefix(name)) if self.is_bound else self.initial.get(name)
+        return field.find(getattr(value, "pk", value))
+
+    def overruled(self) -> bool:
+        """Whether the referee's box says a surprised combatant acts anyway."""
+        if DESPITE_SURPRISE not in self.fields:
+            return False
+        return bool(self[DESPITE_SURPRISE].value())
+
+    def refusal(self) -> Refused | None:
+        """Why the action would be refused before anything is rolled, as the action itself
+        would refuse it (a surprised side in the fight's first round): its odds say so
+        instead of promising a roll."""
+        actor = self.chosen() if self.acts_in_round else None
+        if actor is None:
+            return None
+        try:
+            table.unsurprised(self.viewer, actor, despite_surprise=self.overruled())
+        except Refused as refused:
+            return refused
+        return None
+
+    def apart_from(self, *names: str, besides: Sequence[str] = ("actor",)) -> None:
+        """The choices of ``names`` (combatant fields) without whoever the fields
+        ``besides`` hold (whoever acts), as the form is drawn: no one is offered as their
+        own target. Another chosen in one of ``besides`` draws ``names`` again, from the
+        server (``combat.views.panels.choices_view``: :meth:`redrawn`). Call once the fields
+        exist; the form's ``clean`` still refuses them there (a form sent by hand, or
+        before the choices were drawn again)."""
+        self._wire(names, besides)
+        left_out = {str(c.pk) for c in map(self.chosen, besides) if c is not None}
+        for name in names:
+            field = self.fields.get(name)
+            if field is not None and left_out:
+                field.widget.choices = [
+                    (value, label) for value, label in field.widget.choices
+                    if str(value) not in left_out
+                ]  # fmt: skip
+
+    def _wire(self, names: Sequence[str], besides: Sequence[str]) -> None:
+        """A change of ``besides`` asks for ``names`` drawn again (swapped in by their ids)."""
+        key = registry.panel_of_form(type(self))
+        for trigger in besides:
+            self.follows[trigger] = (*self.follows.get(trigger, ()), *names)
+            field = self.fields.get(trigger)
+            if key is None or field is None or "hx-get" in field.widget.attrs:
+                continue
+            field.widget.attrs.update(
+                {
+                    "hx-get": reverse("choices", args=[self.viewer.encounter.slug, key]),
+                    "hx-include": "closest form",
+                    "hx-params": "not csrfmiddlewaretoken",
+                    "hx-swap": "none",
+                    "hx-trigger": "change",
+                }
+            )
+
+    def settle(self, trigger: str) -> bool:
+        """After ``trigger`` changed, whether a choice of a field it draws again is one that
+        field no longer offers (the target who now acts, a wrestler ticked as a helper): if
+        so it gives way, in what was sent (``data``, a mutable copy), to the first of the
+        other side still offered (or of anyone), or to nothing."""
+        changed = False
+        actor = self.chosen()
+        for name in self.follows.get(trigger, ()):
+            field, key = self.fields.get(name), self.add_prefix(name)
+            if not isinstance(field, CombatantField | CombatantsField):
+                continue
+            offered = {str(value) for value, _label in field.widget.choices}
+            if isinstance(field, CombatantsField):
+                sent = self.data.getlist(key)
+                kept = [value for value in sent if value in offered]
+                if kept != sent:
+                    self.data.setlist(key, kept)
+                    changed = True
+            elif str(self.data.get(key, "")) not in offered:
+                others = [c for c in field.offered if str(c.pk) in offered]
+                foes = [c for c in others if actor is None or c.side != actor.side]
+                found = (foes or others or [None])[0]
+                self.data[key] = str(found.pk) if found else ""
+                changed = True
+        return changed
+
+    def redrawn(self, trigger: str) -> list[forms.BoundField]:
+        """The fields ``trigger``'s change draws again, as the form now holds them, each
+        marked to be swapped in by its id (a list of boxes by ``combat/_choices.html``)."""
+        names = [n for n in self.follows.get(trigger, ()) if n in self.fields]
+        for name in names:
+            if not self.fields[name].widget.allow_multiple_selected:
+                self.fields[name].widget.attrs["hx-swap-oob"] = "true"
+        return [self[name] for name in names]
 
     def without_dice_fields(self) -> None:
         """Call once the fields exist: a player whom the referee asked to let the server roll
@@ -720,6 +839,7 @@ class RollForm(ActionForm):
 
 
 class AttackForm(RollForm):
+    acts_in_round = True
     field_order_extra = ("target", "mode")
     dice_fields = ("natural", "damage_dice")
     # "attack": the monster's attack a button chose (combat.monsters), kept for its next roll
@@ -746,12 +866,18 @@ class AttackForm(RollForm):
         if not self.is_bound and not self._standing(self.initial.get("target")):
             # No target named, or the one kept from the last roll has died of it.
             self.initial["target"] = self._first_opponent()
+        actor = self.initial_actor() if not self.is_bound else None
+        if actor is not None and str(self.initial.get("target")) == str(actor.pk):
+            self.initial["target"] = self._first_opponent()  # never one's own target
         if viewer.encounter.hit_locations:
             self._hit_location_fields()
         monsters.adapt_attack_form(self)  # a monster's attack button fills in its damage
         order = ("actor", "target", "mode", "modifier", "natural", *self.LOCATION_FIELDS)
         self.order_fields([*order, "damage", "damage_dice"])
         self.without_dice_fields()
+        self.apart_from("target")
+        if "direction" in self.fields:  # the target may change with the attacker: its body too
+            self.follows["actor"] = (*self.follows["actor"], "direction")
 
     def hit_notes(self, values: dict[str, Any]) -> tuple[str, ...]:
         """What the odds say of any hit, rolled or automatic on a helpless target
@@ -849,6 +975,7 @@ class AttackForm(RollForm):
 
     def clean(self) -> dict:
         data = super().clean()
+        refuse_self_target(self, data)
         if data.get("damage_dice") and not data.get("damage"):
             self.add_error("damage", _("Give the damage dice to enter their results."))
         if "direction" in self.fields:
@@ -858,6 +985,14 @@ class AttackForm(RollForm):
             self.add_error("special", _("Only monsters make special attacks."))
         monsters.clean_attack(self, data)  # the attack's name, for the log
         return data
+
+
+def refuse_self_target(form: forms.Form, data: dict[str, Any]) -> None:
+    """An attack's target is never its attacker: said on the target field (the form may
+    have been drawn for another attacker, or sent by hand)."""
+    actor, target = data.get("actor"), data.get("target")
+    if actor is not None and target is not None and actor.pk == target.pk:
+        form.add_error("target", message_for(Refused("attacks_itself", name=actor.name)))
 
 
 SAVE_CHOICES = list(SAVES.items())
@@ -903,6 +1038,7 @@ class StoredScore:
 
 
 class CheckForm(StoredScore, RollForm):
+    acts_in_round = True
     field_order_extra = ("ability", "score")
     kept = ("actor", "ability", "score", "secret")
     ability = forms.ChoiceField(label=_("Ability"), choices=ABILITY_CHOICES)

@@ -109,11 +109,14 @@ def attack_together(
     damage: dice.DiceExpression | None,
     secret: bool = False,
     once: str = "",
+    despite_surprise: bool = False,
 ) -> list[LogEntry]:
     """Roll every attack of ``attacks`` in turn; the entries, newest first (as the log).
 
     Someone dead when the group starts refuses it all (the form was opened before the
-    death). A target killed by an earlier attack of the group is not attacked again, and an
+    death), and so does an attacker whose side is surprised in the fight's first round,
+    unless the referee rules ``despite_surprise`` (``table.unsurprised``). A target killed
+    by an earlier attack of the group is not attacked again, and an
     attacker killed by one does not attack: each such attack is logged as skipped, saying
     why. Anything else ``actions.attack`` refuses (an attacker who cannot act) refuses the
     whole group, so nothing of it is applied.
@@ -124,6 +127,7 @@ def attack_together(
     rows = _locked_all(viewer, [c for p in attacks for c in (p.attacker, p.target)])
     for planned in attacks:
         table.alive(rows[planned.attacker.pk])
+        table.unsurprised(viewer, rows[planned.attacker.pk], despite_surprise=despite_surprise)
         if rows[planned.target.pk].dead:
             raise Refused("target_is_dead", name=planned.target.name)
     group = _new_group(ATTACK, len(attacks))
@@ -143,6 +147,7 @@ def attack_together(
                 damage=damage,
                 damage_dice=planned.damage_dice,
                 secret=secret,
+                despite_surprise=despite_surprise,
             )
             for effect in entry.effects:  # what this attack did, for the next ones to see
                 rows[effect["combatant"]].hp += effect["hp"]

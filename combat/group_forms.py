@@ -219,8 +219,11 @@ MODE_CHOICES = AttackForm.base_fields["mode"].choices
 
 class GroupAttackForm(GroupForm):
     """Several attackers, one target for all unless a row names its own; one attack mode,
-    modifier and damage for all. Each attack is then resolved as a single attack is."""
+    modifier and damage for all. Each attack is then resolved as a single attack is. A row's
+    own target is never its attacker (the group's target may be one of the attackers: the
+    form refuses that attacker's attack on itself)."""
 
+    acts_in_round = True
     members = "attackers"
     members_label = _("Attackers")
     refusal = "dead_cannot_act"
@@ -252,7 +255,8 @@ class GroupAttackForm(GroupForm):
     def row_fields(self, combatant: Combatant) -> dict[str, forms.Field]:
         own = CombatantField(self.viewer.visible_list(), _("Target"), "target_is_dead")
         own.required = False
-        own.choices = [("", _("the group's target")), *own.choices]
+        others = [(pk, label) for pk, label in own.choices if pk != combatant.pk]
+        own.choices = [("", _("the group's target")), *others]
         return {
             "target": own,
             "natural": natural_field(20),
@@ -308,6 +312,7 @@ class GroupAttackForm(GroupForm):
             "damage": data.get("damage"),
             "secret": bool(data.get("secret")),
             "once": data.get("once", ""),
+            "despite_surprise": bool(data.get("despite_surprise")),
         }
 
     def odds_lines(self) -> list[OddsLine]:
@@ -324,6 +329,7 @@ class GroupAttackForm(GroupForm):
                     "target": planned.target.pk,
                     "mode": mode,
                     "modifier": modifier,
+                    "despite_surprise": bool(values.get("despite_surprise")),
                 },
             )
             lines.append(

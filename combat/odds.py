@@ -11,6 +11,7 @@ from typing import Any
 from django import forms
 
 from combat import classes, table, zones
+from combat.errors import message_for
 from combat.forms import AttackForm, CheckForm, FreeRollForm, SaveForm, form_values
 from combat.models import HelplessRule
 from rules import dice, ose
@@ -46,6 +47,23 @@ class Odds:
     location: LocationOdds | None = None  # hit locations: the zones a hit may land in
     helpless: str | None = None  # the helpless rule the attack applies instead of a roll
     notes: tuple[str, ...] = ()  # what the form's user needs besides (a system's odds)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """No odds: the action would be refused before anything is rolled (a surprised side in
+    the fight's first round), and ``refused`` says why, in the user's language."""
+
+    refused: str
+
+
+def refused(form: forms.Form) -> Refusal | None:
+    """What the odds say instead when ``form``'s action would be refused as it stands
+    (``ActionForm.refusal``, the action's own check): the preview never shows odds of a
+    roll the action will not make."""
+    refusal = getattr(form, "refusal", None)
+    found = refusal() if refusal is not None else None
+    return Refusal(message_for(found)) if found is not None else None
 
 
 TENTH_OF_A_PERCENT = Fraction(1, 1000)
@@ -144,9 +162,13 @@ class DiceOdds:
         return cls(summary, tuple(bars))
 
 
-def for_form(form: forms.Form) -> Odds | DiceOdds | None:
+def for_form(form: forms.Form) -> Odds | DiceOdds | Refusal | None:
     """Odds for an attack, save, check or free-roll form; None until it says enough, and for
-    any other form (hit points, rest: no probe of it is built)."""
+    any other form (hit points, rest: no probe of it is built). An action that would be
+    refused says so instead (:func:`refused`)."""
+    found = refused(form)
+    if found is not None:
+        return found
     try:
         if isinstance(form, AttackForm):  # every system's attack: a helpless target first
             helpless = _helpless(form, form_values(form))

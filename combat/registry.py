@@ -199,6 +199,15 @@ def panel(key: str) -> tuple[System, Panel] | None:
     return None
 
 
+def panel_of_form(form: type) -> str | None:
+    """The key of the registered panel whose form is ``form`` (None: none is)."""
+    for system in _SYSTEMS.values():
+        for found in system.panels:
+            if found.form is form:
+                return found.key
+    return None
+
+
 def entry_system(data: Mapping[str, Any]) -> System | None:
     """The system whose own entry ``data`` is (it names it: ``"system": key``, or carries
     one of its ``logs`` markers); None for an entry of the kinds every system shares."""

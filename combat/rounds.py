@@ -359,9 +359,9 @@ def roll_initiative(
         data.foes = [first.foes_natural, foes_die is not None]
         data.rerolls = [[t.party_natural, t.foes_natural] for t in rerolls]
         data.first = str(result.first)
-    order = _without_surprised(
-        order, turn.get("surprised", "") if encounter.round == 1 else "", by_pk
-    )
+    surprised = turn.get("surprised", "") if encounter.round == 1 else ""
+    order = _without_surprised(order, surprised, by_pk)
+    data.surprised = surprised  # the log says who lost the round to it, never "a tie"
     turn |= {"rolled": True, "order": order, "index": 0, "step": 0}
     encounter.turn = turn
     _save(encounter, "turn")

@@ -18,7 +18,9 @@ readers (templates, an undo, the live view) get it back with :func:`read` (or
 - **The envelope.** Every payload carries what the table adds to any entry: ``unseen`` (the
   names hidden from players when it was written: ``combat.unseen``), ``public`` (what a
   secret entry did to what players see), ``group`` (an area effect's or a group roll's
-  marker) and ``label`` (a free roll's, a pending save's). They are stored only when set.
+  marker), ``label`` (a free roll's, a pending save's) and ``despite_surprise`` (a surprised
+  combatant acted in the fight's first round by the referee's ruling: ``table.unsurprised``).
+  They are stored only when set.
 
 Nested values are payloads too (:class:`Roll`, :class:`DamageRoll`, ...): a field typed as a
 payload, a list of payloads or an optional payload is read and written as one.
@@ -71,6 +73,7 @@ class Payload:
     public: list[Shown] = omitted(factory=list)
     group: dict[str, Any] | None = omitted()
     label: str = omitted("")
+    despite_surprise: bool = omitted(False)
     undeclared: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     open: ClassVar[bool] = False  # its data may hold keys no field declares (:class:`Raw`)

@@ -81,7 +81,9 @@ class Initiative(Payload):
 
     Group (``mode`` "group"): each side's d6 (``party``, ``foes``: ``[natural, typed in]``),
     the ties re-rolled (``rerolls``: ``[party, foes]`` each) and who acts ``first``.
-    Individual: ``rolls``, ``[name, natural, typed in, modifier, total]`` each."""
+    Individual: ``rolls``, ``[name, natural, typed in, modifier, total]`` each. In the
+    fight's first round, the side that lost it to surprise (``surprised``: "party", "foes"
+    or "both"): it does not act, whatever the dice say."""
 
     round: int = 0
     before: Before | None = None
@@ -92,6 +94,7 @@ class Initiative(Payload):
     rerolls: list[list[int]] | None = omitted()
     first: str | None = omitted()
     rolls: list[list[Any]] | None = omitted()
+    surprised: str = omitted("")
 
 
 @dataclass(kw_only=True)

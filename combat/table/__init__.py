@@ -23,8 +23,10 @@ An action is one transaction (``@transaction.atomic``) that, in this order:
    (``Encounter.moved_to``).
 2. **checks** who may act: :func:`alive` (the dead do not act), :func:`able` (paralysed,
    asleep or held: no attack, check or rest), :func:`armed` (hit locations: wounds that
-   forbid attacking); each raises ``Refused`` with a message naming the combatant, which
-   rolls everything back.
+   forbid attacking), :func:`unsurprised` (a surprised side loses the fight's first round:
+   every action in the round asks it, and the referee may rule otherwise, which the entry
+   records as its ``despite_surprise``); each raises ``Refused`` with a message naming the
+   combatant, which rolls everything back.
 3. asks ``rules`` for the outcome, with :data:`RNG` (the server's dice) or the dice typed
    in from the table, and **changes hit points** only through :func:`set_hp` or
    :func:`hurt`, which return the entry's effect (``{"combatant": pk, "hp": change}``, what
@@ -40,8 +42,9 @@ An action is one transaction (``@transaction.atomic``) that, in this order:
 
 An attack is all of that in one place: a system subclasses :class:`Attack` with its own
 entry, hit roll and damage, and :meth:`Attack.run` keeps the order above for every system
-(lock the pair; alive, able, armed; locate the hit; the target alive; the helpless rule or
-the roll; damage, landed in a zone or taken from the hit points; one entry).
+(lock the pair; alive, able, unsurprised, armed, not itself; locate the hit; the target
+alive; the helpless rule or the roll; damage, landed in a zone or taken from the hit points;
+one entry).
 
 The log entry's ``data`` is keys and numbers only, so each viewer reads it in their own
 language: an action builds its kind's payload (``combat.payloads``), the parts of a roll
@@ -77,7 +80,18 @@ from combat.table.actions import (
 )
 from combat.table.attack import LOCATION_FIELDS, Attack, classic_damage, deal_damage, where
 from combat.table.hooks import Announcer, HitLocations, connect, undoing
-from combat.table.life import able, alive, armed, helpless, helpless_outcome, hurt, set_hp
+from combat.table.life import (
+    able,
+    alive,
+    armed,
+    caught,
+    helpless,
+    helpless_outcome,
+    hurt,
+    set_hp,
+    surprised,
+    unsurprised,
+)
 from combat.table.locks import attack_pair, conditions_in_force, locked, locked_pair
 from combat.table.record import (
     Repeated,
@@ -103,6 +117,7 @@ __all__ = [
     "announce",
     "armed",
     "attack_pair",
+    "caught",
     "change_hit_points",
     "claim",
     "classic_damage",
@@ -124,8 +139,10 @@ __all__ = [
     "rest",
     "roll_data",
     "set_hp",
+    "surprised",
     "touch",
     "undo",
     "undoing",
+    "unsurprised",
     "where",
 ]

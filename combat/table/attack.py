@@ -19,7 +19,7 @@ from combat.models import Combatant, EntryKind, HelplessRule, LogEntry
 from combat.payloads import DamageRoll
 from combat.payloads import table as entries
 from combat.table import hooks
-from combat.table.life import able, alive, armed, helpless_outcome, hurt, set_hp
+from combat.table.life import able, alive, armed, helpless_outcome, hurt, set_hp, unsurprised
 from combat.table.locks import attack_pair
 from combat.table.record import kept_secret, record
 from combat.table.rolls import RNG, damage_data
@@ -43,14 +43,16 @@ class Attack:
     """One attack of ``actor`` on ``target``, as a system makes it.
 
     :meth:`run`, in one transaction: locks the pair (:func:`attack_pair`); refuses an
-    attacker that is dead, cannot act or is too wounded to attack; locates the hit when the
-    encounter plays hit locations (:func:`where`, from ``location``: the form's fields); refuses
-    a dead target; then either applies the helpless rule (hit without a roll, or slain
-    outright: :func:`helpless_outcome`) or rolls to hit (:meth:`roll`); on a hit with
-    ``damage`` dice, rolls the damage (:meth:`damage`) and lands it in a zone or takes it from
-    the hit points (:meth:`after_damage`); and records one attack entry (:func:`record`),
-    secret when asked or when a hidden combatant takes part, whose effects are the hit points
-    (and zones) it changed.
+    attacker that is dead, cannot act, is surprised in the fight's first round (unless the
+    referee rules ``despite_surprise``, which the entry then says) or is too wounded to
+    attack, and an attack on itself; locates the hit when the encounter plays hit locations
+    (:func:`where`, from ``location``: the form's fields); refuses a dead target; then
+    either applies the helpless rule (hit without a roll, or slain outright:
+    :func:`helpless_outcome`) or rolls to hit (:meth:`roll`); on a hit with ``damage`` dice,
+    rolls the damage (:meth:`damage`) and lands it in a zone or takes it from the hit points
+    (:meth:`after_damage`); and records one attack entry (:func:`record`), secret when asked
+    or when a hidden combatant takes part, whose effects are the hit points (and zones) it
+    changed.
 
     A subclass gives :meth:`entry` and :meth:`roll`, and whatever else its rules change.
     """
@@ -68,6 +70,7 @@ class Attack:
         once: str = "",
         attack_name: str = "",
         location: Mapping[str, Any] | None = None,
+        despite_surprise: bool = False,
     ) -> None:
         self.viewer = viewer
         self.actor, self.target, self.mode = actor, target, mode
@@ -75,6 +78,7 @@ class Attack:
         self.secret, self.once = secret, once
         self.attack_name = attack_name  # a monster's attack from its button (combat.monsters)
         self.location = location or {}
+        self.despite_surprise = despite_surprise  # the referee's ruling (table.unsurprised)
 
     # --- what a system fills in -----------------------------------------------------------
 
@@ -119,7 +123,11 @@ class Attack:
     def run(self) -> LogEntry:
         viewer = self.viewer
         attacker, target = attack_pair(viewer, self.actor, self.target)
-        armed(viewer, able(alive(attacker)))
+        able(alive(attacker))
+        overruled = unsurprised(viewer, attacker, despite_surprise=self.despite_surprise)
+        armed(viewer, attacker)
+        if attacker.pk == target.pk:
+            raise Refused("attacks_itself", name=attacker.name)
         # Hit locations: where a hit lands (combat.zones); off, None and nothing changes.
         located = where(viewer, attacker, self.location)
         if target.dead:
@@ -131,6 +139,7 @@ class Attack:
         else:
             data = self.entry(attacker, target)
             hit = self.roll(attacker, target, data)
+        data.despite_surprise = overruled
         effects = []
         if rule == HelplessRule.SLAIN:
             effect, data.killed = set_hp(target, min(target.hp, 0))

@@ -29,6 +29,33 @@ def able(combatant: Combatant) -> Combatant:
     return combatant
 
 
+def caught(encounter: Encounter) -> str:
+    """Who is surprised now: the side the fight's start found surprised ("party", "foes" or
+    "both", from the encounter's ``turn``) while the first round lasts; "" otherwise."""
+    turn = encounter.turn if isinstance(encounter.turn, dict) else {}
+    found = turn.get("surprised") or ""
+    return found if encounter.round == 1 and isinstance(found, str) else ""
+
+
+def surprised(encounter: Encounter, combatant: Combatant) -> bool:
+    """Whether ``combatant``'s side was surprised and the fight is in its first round: the
+    round it loses."""
+    side = caught(encounter)
+    return bool(side) and side in (combatant.side, "both")
+
+
+def unsurprised(viewer: Viewer, combatant: Combatant, *, despite_surprise: bool = False) -> bool:
+    """A surprised side does not act in the fight's first round, in any system: its attacks
+    and other actions are refused with a message naming the one who tried, unless the
+    referee rules otherwise (``despite_surprise``, the referee's only). Returns whether it
+    acts by that ruling, which its entry then says (the payload's ``despite_surprise``)."""
+    if not surprised(viewer.encounter, combatant):
+        return False
+    if despite_surprise and viewer.is_referee:
+        return True
+    raise Refused("surprised_cannot_act", name=combatant.name)
+
+
 def armed(viewer: Viewer, attacker: Combatant) -> Combatant:
     """Hit locations: wounds that leave their bearer unable to attack (a reptile in its death
     throes, a swallowed or seized victim's state as the engine says) refuse its attacks."""

@@ -114,7 +114,9 @@ def odds_of(panel: Panel, form: ActionForm) -> Any:
     """The odds the panel shows before the roll (None until its form says enough)."""
     if not panel.odds:
         return None
-    return (panel.odds_of or odds.for_form)(form)
+    if panel.odds_of is not None:  # a system's own odds: an action refused says so first
+        return odds.refused(form) or panel.odds_of(form)
+    return odds.for_form(form)
 
 
 def roll_view(request: HttpRequest, slug: str, panel: Panel) -> HttpResponse:
@@ -215,6 +217,27 @@ def odds_view(name: str) -> Callable[[HttpRequest, str, str], HttpResponse]:
     return view
 
 
+@require_GET
+def choices_view(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
+    """The fields of panel ``kind``'s form that leave out whoever acts, drawn again for the
+    choice just made in the field that changed (htmx names it): swapped in by their ids. A
+    choice they no longer offer gives way to another (``ActionForm.settle``), and the odds
+    are then asked again (the ``choices-redrawn`` event)."""
+    viewer, panel = opened(request, slug, kind)
+    trigger = request.headers.get("HX-Trigger-Name") or "actor"
+    data = request.GET.copy()
+    form = panel.form(data, viewer=viewer)
+    if not form.follows.get(trigger):
+        raise Http404
+    changed = form.settle(trigger)
+    if changed:  # drawn anew from what it now holds (a target's body, its directions)
+        form = panel.form(data, viewer=viewer)
+    response = render(request, "combat/_choices.html", {"fields": form.redrawn(trigger)})
+    if changed:
+        response["HX-Trigger-After-Settle"] = "choices-redrawn"
+    return response
+
+
 def urlpatterns() -> list[URLPattern]:
     """Every panel's route (the common ones and each registered system's), and each odds
     route once."""
@@ -226,4 +249,5 @@ def urlpatterns() -> list[URLPattern]:
             odds_routes.setdefault(panel.odds_name, panel.odds_route)
     for name, route in odds_routes.items():
         patterns.append(path(f"{route}<str:kind>/", odds_view(name), name=name))
+    patterns.append(path("choices/<str:kind>/", choices_view, name="choices"))
     return patterns

@@ -51,6 +51,9 @@ def _odds(viewer: Viewer, panel: str, form: Any) -> dict[str, Any]:
     encounter = viewer.encounter
     if panel == "fight":
         return {"surprise_chance": rules.surprise_odds()}
+    surprised = table.caught(encounter) if panel == "initiative" else ""
+    if surprised and encounter.initiative_mode == InitiativeMode.GROUP:
+        return {"initiative_surprised": surprised}  # the dice decide nothing this round
     if panel == "initiative" and encounter.initiative_mode == InitiativeMode.GROUP:
         odds = rules.group_initiative_odds(tie_rule=rounds.tie_rule(encounter))
         return {
@@ -61,7 +64,10 @@ def _odds(viewer: Viewer, panel: str, form: Any) -> dict[str, Any]:
             }
         }
     if panel == "initiative":
-        return {"modifiers": [(c.name, rounds.initiative_modifier(c)) for c in form.combatants]}
+        return {
+            "modifiers": [(c.name, rounds.initiative_modifier(c)) for c in form.combatants],
+            "initiative_surprised": surprised,
+        }
     if panel == "morale":
         score = form["score"].value()
         try:

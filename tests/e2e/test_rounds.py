@@ -88,7 +88,10 @@ def test_three_rounds_surprise_initiative_group_attack_fireball_morale_condition
     roll(referee, panel)
     expect(anna.locator("#round")).to_contain_text("Vaše strana jedná")
     expect(boris.locator("#round")).to_contain_text("Ваша сторона діє")
-    expect(referee.locator("#log")).to_contain_text("The party acts first.")
+    # The foes are surprised: the dice decide nothing this round, and the log says so.
+    expect(referee.locator("#log")).to_contain_text(
+        "The foes are surprised: only the party acts this round."
+    )
 
     # A sleep spell: Goblin 5 is asleep for two rounds, on every screen.
     condition = swap_panel(

@@ -107,6 +107,7 @@ def attack(
     secret: bool = False,
     once: str = "",
     attack_name: str = "",  # a monster's attack from its button (combat.monsters)
+    despite_surprise: bool = False,  # the referee's ruling (table.unsurprised)
     **location: Any,  # hit locations: the attack form's fields for them (table.LOCATION_FIELDS)
 ) -> LogEntry:
     """``actor`` attacks ``target`` (:class:`BecmiAttack`, run as ``combat.table.Attack`` runs
@@ -127,6 +128,7 @@ def attack(
         once=once,
         attack_name=attack_name,
         location=location,
+        despite_surprise=despite_surprise,
     ).run()
 
 

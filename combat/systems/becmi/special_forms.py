@@ -68,6 +68,7 @@ class StrikeOdds:
 class StrikeForm(RollForm):
     """A punch or a kick: the hit roll, the stun roll and the defender's save vs Death Ray."""
 
+    acts_in_round = True
     field_order_extra = ("target", "blow", "haymaker", "pulled")
     dice_fields = ("natural", "stun_natural", "save_natural")
     kept = ("actor", "target", "blow", "haymaker", "pulled", "secret")
@@ -119,6 +120,7 @@ class StrikeForm(RollForm):
             ]
         )
         self.without_dice_fields()
+        self.apart_from("target")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -204,8 +206,10 @@ def _ac_field(label: Any) -> forms.IntegerField:
 
 
 class WrestleStartForm(ActionForm):
-    """Grab someone: the first round of wrestling, from free."""
+    """Grab someone: the first round of wrestling, from free. Neither wrestler is offered
+    as a helper, and the one who grabs is not offered as the one grabbed."""
 
+    acts_in_round = True
     dice_fields = ("attacker_natural", "defender_natural")
     kept = ("actor", "target", "secret")
 
@@ -238,6 +242,8 @@ class WrestleStartForm(ActionForm):
                 )
                 self.initial["target"] = foe.pk if foe else None
         self.without_dice_fields()
+        self.apart_from("target")
+        self.apart_from("attacker_helpers", "defender_helpers", besides=("actor", "target"))
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -456,6 +462,7 @@ class RamOdds:
 class RamForm(ActionForm):
     """A galley rams a ship or a creature: THAC0 19 to hit, then the galley table's damage."""
 
+    acts_in_round = True
     dice_fields = ("natural", "damage_dice")
     kept = ("actor", "target", "vessel", "secret")
 
@@ -501,6 +508,7 @@ class RamForm(ActionForm):
                 self.initial["target"] = foe.pk if foe else None
         self.order_fields(["actor", "target", "vessel", "modifier", "natural", "damage_dice"])
         self.without_dice_fields()
+        self.apart_from("target")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -533,6 +541,7 @@ class GrappleOdds:
 class GrappleForm(ActionForm):
     """Grappling hooks: at 50 ft or less, 2 in 6 or by mutual agreement."""
 
+    acts_in_round = True
     dice_fields = ("natural",)
     kept = ("actor", "target", "distance", "secret")
 
@@ -563,6 +572,7 @@ class GrappleForm(ActionForm):
             self.initial.setdefault("target", other.pk if other else None)
         self.order_fields(["actor", "target", "distance", "mutual", "natural"])
         self.without_dice_fields()
+        self.apart_from("target")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -679,6 +689,7 @@ class BoardingOdds:
 class BoardingForm(RollForm):
     """A melee blow in the boarding round: the boarder is −2 to hit and its AC 2 worse."""
 
+    acts_in_round = True
     field_order_extra = ("target", "boarding", "target_boarding")
     dice_fields = ("natural", "damage_dice")
     kept = ("actor", "target", "boarding", "target_boarding", "damage", "secret")
@@ -709,6 +720,7 @@ class BoardingForm(RollForm):
             ["actor", "target", "boarding", "target_boarding", "modifier", "natural", "damage"]
         )
         self.without_dice_fields()
+        self.apart_from("target")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -51,8 +51,10 @@ def skill_check(
     natural: int | None,
     secret: bool = False,
     once: str = "",
+    despite_surprise: bool = False,
 ) -> LogEntry:
     actor = table.able(table.alive(table.locked(viewer, actor)))
+    overruled = table.unsurprised(viewer, actor, despite_surprise=despite_surprise)
     result = dw.resolve_skill_check(
         skill.key, target, _situational(modifier), rng=table.RNG, natural=natural
     )
@@ -62,6 +64,7 @@ def skill_check(
         name="" if skill.universal else skill.name,
         targets=list(skill.targets),
         roll=_roll(result, sides=6, entered=natural is not None),
+        despite_surprise=overruled,
     )
     return table.record(
         viewer, EntryKind.SKILL, data, secret=table.kept_secret(viewer, secret, actor), once=once
@@ -79,8 +82,10 @@ def ability_check(
     natural: int | None,
     secret: bool = False,
     once: str = "",
+    despite_surprise: bool = False,
 ) -> LogEntry:
     actor = table.able(table.alive(table.locked(viewer, actor)))
+    overruled = table.unsurprised(viewer, actor, despite_surprise=despite_surprise)
     result = dw.resolve_ability_check(
         ability, score, _situational(modifier), rng=table.RNG, natural=natural
     )
@@ -89,6 +94,7 @@ def ability_check(
         ability=ability,
         score=score,
         roll=_roll(result, sides=6, entered=natural is not None),
+        despite_surprise=overruled,
     )
     return table.record(
         viewer, EntryKind.CHECK, data, secret=table.kept_secret(viewer, secret, actor), once=once
@@ -232,6 +238,7 @@ def attack(
     secret: bool = False,
     once: str = "",
     attack_name: str = "",  # a monster's attack from its button (combat.monsters)
+    despite_surprise: bool = False,  # the referee's ruling (table.unsurprised)
     **location: Any,  # hit locations: the attack form's fields for them (table.LOCATION_FIELDS)
 ) -> LogEntry:
     """``actor`` attacks ``target`` (:class:`DolmenwoodAttack`, run as ``combat.table.Attack``
@@ -251,6 +258,7 @@ def attack(
         once=once,
         attack_name=attack_name,
         location=location,
+        despite_surprise=despite_surprise,
     ).run()
 
 

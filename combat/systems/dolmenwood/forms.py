@@ -43,6 +43,7 @@ from rules.errors import RulesError
 class SkillForm(RollForm):
     """A d6 skill check against the target on the combatant's sheet."""
 
+    acts_in_round = True
     sides = 6
     modifier_limit = 10
     modifier_help = CHECK_MODIFIER_HELP
@@ -103,6 +104,7 @@ class SkillForm(RollForm):
 class AbilityCheckForm(StoredScore, RollForm):
     """A d6 ability check: 4 or more with the ability's modifier."""
 
+    acts_in_round = True
     sides = 6
     modifier_limit = 10
     modifier_help = CHECK_MODIFIER_HELP

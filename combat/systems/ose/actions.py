@@ -80,6 +80,7 @@ def attack(
     wound_dice: list[int] | None = None,
     posture: str = "",
     attack_name: str = "",  # a monster's attack from its button (combat.monsters)
+    despite_surprise: bool = False,  # the referee's ruling (table.unsurprised)
 ) -> LogEntry:
     """``actor`` attacks ``target`` (:class:`OseAttack`, run as ``combat.table.Attack`` runs
     every system's attack)."""
@@ -107,6 +108,7 @@ def attack(
         once=once,
         attack_name=attack_name,
         location=located,
+        despite_surprise=despite_surprise,
     ).run()
 
 
@@ -172,8 +174,10 @@ def ability_check(
     natural: int | None,
     secret: bool = False,
     once: str = "",
+    despite_surprise: bool = False,
 ) -> LogEntry:
     actor = table.able(table.alive(table.locked(viewer, actor)))
+    overruled = table.unsurprised(viewer, actor, despite_surprise=despite_surprise)
     result = ose.resolve_ability_check(
         score=score, modifier=modifier, rng=table.RNG, natural=natural
     )
@@ -184,6 +188,7 @@ def ability_check(
         roll=table.roll_data(
             result, needed=score, success=result.success, entered=natural is not None
         ),
+        despite_surprise=overruled,
     )
     return table.record(
         viewer, EntryKind.CHECK, data, secret=table.kept_secret(viewer, secret, actor), once=once

@@ -111,10 +111,12 @@ def ram(
     damage_dice: list[int] | None,
     secret: bool = False,
     once: str = "",
+    despite_surprise: bool = False,
 ) -> LogEntry:
     """A galley rams a ship (hull points) or a creature (hit points): THAC0 19 to hit."""
     ship, target = table.locked_pair(viewer, actor, target)
     table.alive(_ship(ship))
+    overruled = table.unsurprised(viewer, ship, despite_surprise=despite_surprise)
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
     kind = ram_target(target)
@@ -134,6 +136,7 @@ def ram(
         vessel=str(result.vessel),
         against=str(result.target),
         roll=hit_roll(result.attack, natural is not None),
+        despite_surprise=overruled,
     )
     effects = []
     if result.attack.hit:
@@ -167,10 +170,12 @@ def grapple(
     natural: int | None,
     secret: bool = False,
     once: str = "",
+    despite_surprise: bool = False,
 ) -> LogEntry:
     """Grappling hooks thrown at 50 ft or less: 2 in 6, or by mutual agreement."""
     ship, target = table.locked_pair(viewer, actor, target)
     table.alive(_ship(ship))
+    overruled = table.unsurprised(viewer, ship, despite_surprise=despite_surprise)
     _ship(target)
     result = naval.resolve_grapple(distance, mutual=mutual, rng=table.RNG, natural=natural)
     data = Grapple(
@@ -182,6 +187,7 @@ def grapple(
         entered=natural is not None and result.natural is not None,
         outcome=str(result.outcome),
         grappled=result.grappled,
+        despite_surprise=overruled,
     )
     return table.record(
         viewer,
@@ -336,10 +342,12 @@ def board(
     damage_dice: list[int] | None,
     secret: bool = False,
     once: str = "",
+    despite_surprise: bool = False,
 ) -> LogEntry:
     """A blow in the boarding round: −2 to hit for the boarder, whose AC is 2 worse."""
     attacker, target = table.locked_pair(viewer, actor, target)
     table.able(table.alive(attacker))
+    overruled = table.unsurprised(viewer, attacker, despite_surprise=despite_surprise)
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
     inputs = boarding_inputs(
@@ -355,6 +363,7 @@ def board(
         target_boarding=target_boarding,
         ac=result.ac,
         roll=hit_roll(result, natural is not None),
+        despite_surprise=overruled,
     )
     effects = []
     if result.hit and damage is not None:

@@ -79,11 +79,13 @@ def strike(
     defender_ft: Any = None,
     secret: bool = False,
     once: str = "",
+    despite_surprise: bool = False,
 ) -> LogEntry:
     """A punch or a kick: the hit roll, then on a hit ``1 + STR adj`` damage (0 pulled), the
     stun roll and, if stunned, the save vs Death Ray; a failed save knocks out for t rounds."""
     attacker, target = table.locked_pair(viewer, actor, target)
     table.able(table.alive(attacker))
+    overruled = table.unsurprised(viewer, attacker, despite_surprise=despite_surprise)
     if target.dead:
         raise Refused("target_is_dead", name=target.name)
     sizes = (attacker_ft, defender_ft)
@@ -109,6 +111,7 @@ def strike(
         damage=result.damage if result.attack.hit else None,
         con=result.defender_con,
         knockout_rounds=result.knockout_rounds,
+        despite_surprise=overruled,
     )
     if result.stun_natural is not None:
         data.stun = StunRoll(

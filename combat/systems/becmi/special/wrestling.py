@@ -213,11 +213,13 @@ def start_wrestle(
     defender_natural: int | None,
     secret: bool = False,
     once: str = "",
+    despite_surprise: bool = False,
 ) -> LogEntry:
     """The first round: a grab from free. Won, the two are wrestling (grabbed); lost or tied,
     the grab failed and nothing holds."""
     attacker, defender = table.locked_pair(viewer, actor, target)
     table.able(table.alive(attacker))
+    overruled = table.unsurprised(viewer, attacker, despite_surprise=despite_surprise)
     if defender.dead:
         raise Refused("target_is_dead", name=defender.name)
     if active_between(viewer.encounter, attacker, defender):
@@ -241,6 +243,7 @@ def start_wrestle(
         save_natural=None,
     )
     data.start = True
+    data.despite_surprise = overruled
     data.helpers = [c.name for c in attacker_helpers]
     data.defender_helpers = [c.name for c in defender_helpers]
     started = dataclasses.replace(_state(wrestle), ended=True)
