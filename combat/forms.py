@@ -240,6 +240,7 @@ class EncounterSettingsForm(MergingForm):
             "show_foe_hp",
             "players_enter_dice",
             "players_adjust_hp",
+            "players_claim",
             "initiative_mode",
             "reroll_ties",
             "helpless_rule",

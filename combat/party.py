@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from combat import table, transfer, zones
 from combat.access import Viewer
 from combat.models import Combatant, Condition, ConditionKind, Encounter, Seat, Side
+from combat.systems import common as systems
 from rules.rounds import ROUNDS_PER_TURN
 
 FORMAT = "fray-party"
@@ -118,18 +119,31 @@ def import_party(viewer: Viewer, raw: bytes, once: str = "") -> list[Combatant]:
 
 @transaction.atomic
 def move_on(
-    viewer: Viewer, *, name: str, carried: Sequence[Combatant], once: str = ""
+    viewer: Viewer,
+    *,
+    name: str,
+    carried: Sequence[Combatant],
+    once: str = "",
+    system: str = "",
 ) -> Encounter:
     """A new encounter of the viewer's campaign, with its settings, and copies of the party
     members ``carried`` as they stand now; each seat that controls one of them gets a seat
     of the same name there, controlling its copies, and is told where it went
     (``Seat.moved_on_to``). The encounter left behind stays as it was, but for the pointer
-    its players follow (``Encounter.moved_on_to``), announced to every screen on it."""
+    its players follow (``Encounter.moved_on_to``), announced to every screen on it.
+
+    With another rules ``system`` the new encounter plays that one: the copies' monsters take
+    its THAC0 and everyone's armour class and attack values are converted to its scale, said
+    in the new encounter's log (``combat.systems.common``; what it wrote is the new
+    encounter's ``converted``); a value the other scale cannot hold raises ``Refused``
+    (``combat.errors``) with nothing written."""
     old = viewer.encounter
     settings = {
         field.name: field.value_from_object(old)
         for field in transfer.exported_fields(Encounter, transfer.ENCOUNTER_EXCLUDED | FIGHT_STATE)
     }
+    if system:
+        settings["system"] = system
     new = Encounter.objects.create(name=name, campaign=old.campaign_or_new(), **settings)
     members = party_of(old).filter(pk__in=[c.pk for c in carried]).select_related("seat")
     seats: dict[int, Seat] = {}
@@ -141,6 +155,10 @@ def move_on(
                 seats[member.seat_id] = Seat.objects.create(encounter=new, name=member.seat.name)
             copy.seat = seats[member.seat_id]
         _stored(new, [(copy, conditions)])
+    new.converted = None
+    if new.system != old.system:
+        systems.system_changed(new)
+        new.converted = systems.convert_scales(Viewer(new, is_referee=True, seat=None), old.system)
     # A second move from here sends the players on to the newest one only.
     Seat.objects.filter(encounter=old).update(moved_on_to=None)
     for seat_id, seat in seats.items():

@@ -14,8 +14,11 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from combat import party, table
 from combat.access import Viewer, grant_referee, grant_seat, referee_for, viewer_for
+from combat.errors import Refused as CannotConvert
+from combat.errors import message_for
 from combat.models import Encounter
 from combat.party_forms import MoveOnForm, PartyFileForm
+from combat.systems.common import converted_message
 from combat.transfer import Refused
 from combat.views.common import ALREADY_DONE, panel_reply
 from combat.views.transfer import capped_upload, json_download, read_upload
@@ -39,14 +42,23 @@ def move_on(request: HttpRequest, slug: str) -> HttpResponse:
         data = form.cleaned_data
         try:
             new = party.move_on(
-                viewer, name=data["name"], carried=data["carried"], once=data["once"]
+                viewer,
+                name=data["name"],
+                carried=data["carried"],
+                once=data["once"],
+                system=data["system"],
             )
         except table.Repeated:
             return _went_on(request, viewer, form)
         except Refused as refused:  # a member whose stored values no party file would take
             form.add_error(None, refused.message)
             return panel_reply(request, viewer, "party_next", form=form)
+        except CannotConvert as refused:  # a value the new system's scale cannot hold
+            form.add_error("system", message_for(refused))
+            return panel_reply(request, viewer, "party_next", form=form)
         grant_referee(request.session, new)
+        if new.converted is not None:  # said on the page the referee lands on
+            messages.warning(request, converted_message(new.converted))
         return _go(request, new)
     return panel_reply(request, viewer, "party_next", form=form)
 

@@ -10,9 +10,11 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from combat import bestiary, editing, party, table, zones
 from combat.access import Viewer, grant_referee, referee_for
+from combat.errors import Refused, message_for
 from combat.forms import CombatantForm, EncounterSettingsForm, QuickAddForm
 from combat.models import Combatant, Kind, Seat
-from combat.transfer import Refused
+from combat.systems.common import converted_message
+from combat.transfer import Refused as FileRefused
 from combat.views.common import (
     added_message,
     encounter_url,
@@ -29,7 +31,7 @@ def _kept(monster: Combatant, viewer: Viewer) -> str:
     """Said after quick-add kept the monsters' stat block in the bestiary (or why not)."""
     try:
         entry, new = bestiary.save_from(monster, viewer.encounter.campaign_or_new())
-    except Refused as refused:
+    except FileRefused as refused:
         return str(refused.message)
     return bestiary.saved_message(entry, new)
 
@@ -162,14 +164,23 @@ def encounter_settings(request: HttpRequest, slug: str) -> HttpResponse:
             current = editing.save_edit(viewer, form, viewer.encounter)
         except table.Repeated:  # sent twice at once: the other sending saved it
             return redirect(encounter_url(viewer))
+        except Refused as refused:  # a value the other scale cannot hold: nothing changed
+            viewer.encounter.refresh_from_db()
+            form.add_error("system", message_for(refused))
+            return page(request, viewer, settings_form=form)
         if form.conflicts:
             return page(request, viewer, settings_form=form.with_current_values(current))
         viewer.encounter.refresh_from_db()
-        return (
-            redirect(encounter_url(viewer))
-            if not request.htmx
-            else panel_reply(request, viewer, "message", done=True, message=saved_message(form))
+        said = " ".join(
+            str(part)
+            for part in (saved_message(form), form.converted and converted_message(form.converted))
+            if part
         )
+        if not request.htmx:  # the page it is sent back to says it
+            if form.converted is not None:
+                messages.warning(request, said)
+            return redirect(encounter_url(viewer))
+        return panel_reply(request, viewer, "message", done=True, message=said or None)
     if form.is_valid():  # sent twice: the first sending saved it
         return redirect(encounter_url(viewer))
     return page(request, viewer, settings_form=form)

@@ -174,6 +174,51 @@ OSE: list[tuple[str, dict[str, Any]]] = [
     ("correct", {"who": VRK, "before": 0, "after": 4, "side": "foes", "revived": True}),
     ("undo", {"entry_seq": 4, "entry_public_seq": 3, "revived": [ALDRIC]}),
     ("undo", {"entry_seq": 4}),
+    # A change of rules system that converted armour class and attack values (rules.scales).
+    (
+        "convert",
+        {
+            "from_system": "ose",
+            "to_system": "dolmenwood",
+            "scale": "ascending",
+            "combatants": [
+                {
+                    "name": ALDRIC,
+                    "side": "party",
+                    "ac_before": 2,
+                    "ac_after": 17,
+                    "attack_before": 17,
+                    "attack_after": 2,
+                },
+                {
+                    "name": VRK,
+                    "side": "foes",
+                    "ac_before": 7,
+                    "ac_after": 12,
+                    "attack_before": 19,
+                    "attack_after": 0,
+                },
+            ],
+        },
+    ),
+    (
+        "convert",
+        {
+            "from_system": "dolmenwood",
+            "to_system": "becmi",
+            "scale": "descending",
+            "combatants": [
+                {
+                    "name": ALDRIC,
+                    "side": "party",
+                    "ac_before": 17,
+                    "ac_after": 2,
+                    "attack_before": 2,
+                    "attack_after": 17,
+                },
+            ],
+        },
+    ),
     (
         "combat",
         {
