@@ -266,6 +266,30 @@ class EncounterSettingsForm(MergingForm):
         return system
 
 
+class SeatGiveForm(OnceMixin, forms.Form):
+    """The referee gives a party member to a seat's player, from the list of players."""
+
+    combatant = forms.TypedChoiceField(coerce=int, empty_value=None)
+
+    def __init__(self, *args: Any, viewer: Viewer, seat: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.party = {c.pk: c for c in viewer.combatants if c.side == Side.PARTY}
+        self.fields["combatant"].choices = [(pk, c.name) for pk, c in self.party.items()]
+        self.fields["combatant"].error_messages["invalid_choice"] = _(
+            "That is not a party member of this encounter."
+        )
+        self.fields["combatant"].error_messages["required"] = _("Choose a party member.")
+
+    def clean_combatant(self) -> Combatant:
+        return self.party[self.cleaned_data["combatant"]]
+
+
+class ClaimForm(OnceMixin, forms.Form):
+    """A seated player claims a party member no one plays (``combat.party.claim`` checks)."""
+
+    combatant = forms.IntegerField(min_value=1, max_value=2**31 - 1)
+
+
 class JoinForm(OnceMixin, forms.Form):
     name = forms.CharField(label=_("Your name"), max_length=40)
 

@@ -4,6 +4,7 @@ and the party as a file (``combat.party``)."""
 from __future__ import annotations
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -16,6 +17,7 @@ from combat import party, table
 from combat.access import Viewer, grant_referee, grant_seat, referee_for, viewer_for
 from combat.errors import Refused as CannotConvert
 from combat.errors import message_for
+from combat.forms import ClaimForm
 from combat.models import Encounter
 from combat.party_forms import MoveOnForm, PartyFileForm
 from combat.systems.common import converted_message
@@ -132,3 +134,28 @@ def import_file(request: HttpRequest, slug: str) -> HttpResponse:
     if not request.htmx:  # a plain form is sent back to the page: the page says it
         messages.success(request, message)
     return panel_reply(request, viewer, "party_import", done=True, form=fresh, message=message)
+
+
+@require_POST
+def claim(request: HttpRequest, slug: str) -> HttpResponse:
+    """A seated player takes a party member no one plays, when the settings allow it; of two
+    claiming the same one at once, the other is told someone was first (``party.claim``)."""
+    viewer = viewer_for(request, slug)
+    form = ClaimForm(request.POST)
+    said, done = None, False
+    if not form.is_valid():
+        said = _("That is not a party member you can claim.")
+    else:
+        once = form.cleaned_data["once"]
+        try:
+            with transaction.atomic():
+                claimed = party.claim(viewer, form.cleaned_data["combatant"], once)
+        except table.Repeated:
+            said, done = str(ALREADY_DONE), True
+        except party.ClaimRefused as refused:
+            said = str(refused.message)
+        else:
+            said, done = _("%(name)s is yours to play now.") % {"name": claimed.name}, True
+    if not request.htmx:  # a plain form goes back to the page, which says it
+        (messages.success if done else messages.warning)(request, said)
+    return panel_reply(request, viewer, "message", done=not request.htmx, message=said)
