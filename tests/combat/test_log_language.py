@@ -21,7 +21,7 @@ SHIP, CUTTER, CLIMB = "Vlna", "Sokol", "Lezení"  # two ships, a skill the refer
 NAMES = {ALDRIC, BRINA, VRK, KOG, SHIP, CUTTER, CLIMB}
 # Words that are the same in every language: rules' own names and abbreviations, and the
 # Dolmenwood term the Ukrainian Dolmenwood itself keeps in English (shared/glossary.md rule).
-ALLOWED = {"THAC0", "Kindred"} | NAMES
+ALLOWED = {"THAC0", "THAC", "Kindred"} | NAMES  # "THAC0" as the word pattern cuts it
 # Czech words spelt as the English ones.
 SAME_IN_CZECH = {"bonus", "maximum"}
 
