@@ -1167,8 +1167,12 @@ def _seats(state: State, audience: Audience, context: dict[str, Any]) -> str:
         state.encounter.slug,
         audience.language,
     )
-    rows = {"seats": seats, "seat_rows": seat_rows(seats, state.combatants)}
-    return ROWS.fetch(key, lambda: _html("combat/_seats.html", context | rows, audience.language))
+
+    def render() -> str:
+        rows = {"seats": seats, "seat_rows": seat_rows(seats, state.combatants)}
+        return _html("combat/_seats.html", context | rows, audience.language)
+
+    return ROWS.fetch(key, render)
 
 
 def _entries(

@@ -273,3 +273,31 @@ def test_the_live_list_of_players_says_someone_is_seated_and_whom_they_play(enco
     assert "Anna Aldric" in _text(seats)
     page = referee.get(reverse("encounter", args=[encounter.slug])).content.decode()
     assert "data-folds" not in page  # drawn folded from now on
+
+
+def test_what_changes_reaches_the_open_pages_as_a_live_change(encounter, referee, player):
+    """The deltas a socket sends: the settings allowing claims bring the claim buttons to a
+    player with no character, and a claim brings the referee's list of players who plays whom."""
+    from combat.live.state import Audience, build_views
+
+    brina = character(encounter, "Brina")
+    audiences = [
+        Audience(referee=True, seat=None, language="en"),
+        Audience(referee=False, seat=player.seat.pk, language="en"),
+    ]
+    state, views = build_views(encounter.pk, audiences, {})
+    before = {audience: view.seq for audience, view in views.items()}
+    html = referee.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    url = reverse("encounter_settings", args=[encounter.slug])
+    referee.post(url, form_values(html, url) | {"settings-players_claim": "on"})
+    state, views = build_views(encounter.pk, audiences, views, state)
+    anna = audiences[1]
+    delta = views[anna].message(before[anna])
+    assert 'data-from="' in delta and "Play Brina" in _text(delta)
+    before = {audience: view.seq for audience, view in views.items()}
+    _claim(player, encounter, brina)
+    state, views = build_views(encounter.pk, audiences, views, state)
+    delta = views[audiences[0]].message(before[audiences[0]])
+    seats = re.search(r'<section id="seats".*?</section>', delta, re.S).group(0)
+    assert "Anna Brina" in _text(seats)
+    assert "Play Brina" not in _text(views[anna].message(before[anna]))
