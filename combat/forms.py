@@ -253,6 +253,10 @@ class EncounterSettingsForm(MergingForm):
         super().__init__(*args, **kwargs)
         offer_systems(self.fields["system"])
         self.fields["system"].required = False  # not sent: unchanged
+        self.fields["system"].help_text = _(
+            "Until the first roll. Between descending and ascending armour class, every "
+            "combatant's AC and attack value are converted (19 − AC, 19 − THAC0)."
+        )
         offered = registry.of(self.instance).settings
         for name in registry.system_settings() - set(offered):  # another system's own
             self.fields.pop(name)
