@@ -2,11 +2,13 @@
 
 A combatant's hit points change as a logged correction (``combat.table``); a body or hit
 locations turned on give zone states (``combat.zones``); another rules system gives the
-monsters that system's THAC0 (``combat.systems.common``). Above the toolkit, beside the zones.
+monsters that system's THAC0 and converts armour class and attack values to its scale
+(``combat.systems.common``). Above the toolkit, beside the zones.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from django.db import transaction
@@ -25,12 +27,17 @@ def save_edit(viewer: Viewer, form: Any, row: Model, once: str = "") -> Model:
     The row is locked and read again first, so a field someone else changed since the form
     was opened is never overwritten: the form records a conflict and nothing is written. A
     combatant's hit points change only as a logged correction. Returns the row as it is now.
+    A change of rules system that converted the combatants' values leaves what it wrote in
+    ``form.converted`` (else None); one that cannot be converted raises ``Refused`` (nothing
+    written).
     """
+    form.converted = None
     current = type(row).objects.select_for_update().get(pk=row.pk)
     changes = form.changes(current)
     if form.conflicts:
         return current
     hp = changes.pop("hp", None) if isinstance(current, Combatant) else None
+    played = getattr(current, "system", "")
     # The rules system is fixed from the first roll: checked again here.
     if "system" in changes and systems.has_rolled(current):
         changes.pop("system")
@@ -41,6 +48,8 @@ def save_edit(viewer: Viewer, form: Any, row: Model, once: str = "") -> Model:
         _sync_zones(viewer, current)
     if "system" in changes:
         systems.system_changed(current)
+        as_now = dataclasses.replace(viewer, encounter=current)
+        form.converted = systems.convert_scales(as_now, played)
     if hp is not None:
         table.correct_hit_points(viewer, actor=current, hp=hp)
     table.touch(viewer, once or form.cleaned_data.get("once", ""))

@@ -2,11 +2,11 @@
 
 Every entry is drawn by templates: its first line by ``combat/log/_meta.html``; its text by
 its kind's template (``combat/log/_<kind>.html``: attacks, saves, checks, damage and healing,
-corrections, rests, free rolls, undos), its rules system's (the registry says which: each
-system's package holds its own), or the round's, hit locations' and group
-rolls' (``_log_round.html``, ``_zone_log.html``, ``_log_group.html``). Each gets the same
-context: ``entry``, ``d`` (its data, typed: ``combat.payloads``), ``referee``,
-``show_numbers``, ``undone_seq``.
+corrections, rests, free rolls, undos, a change of system's conversion), its rules
+system's (the registry says which: each system's package holds its own), or the round's,
+hit locations' and group rolls' (``_log_round.html``, ``_zone_log.html``,
+``_log_group.html``). Each gets the same context: ``entry``, ``d`` (its data, typed:
+``combat.payloads``), ``referee``, ``show_numbers``, ``undone_seq``.
 
 Players see their own numbering (``public_seq``), and of a secret entry only what it did to
 what they see. A foe's numbers (how much healing took, hit points corrected from and to) only
@@ -27,7 +27,9 @@ from combat.models import LogEntry
 from combat.unseen import for_players
 
 # The kinds drawn by a template of their own, ``combat/log/_<kind>.html``.
-KINDS = frozenset({"attack", "save", "check", "damage", "heal", "correct", "rest", "roll", "undo"})
+KINDS = frozenset(
+    {"attack", "save", "check", "damage", "heal", "correct", "rest", "roll", "undo", "convert"}
+)
 
 
 def body_html(entry: LogEntry, *, undone: int | None, referee: bool, show_numbers: bool) -> str:

@@ -125,6 +125,25 @@ MESSAGES = {
     "round_moved_on": _("The round has moved on already: nothing changed."),
     "combatant_gone": _("%(name)s is no longer in the encounter."),
     "save_not_needed": _("That saving throw is no longer needed."),
+    # A change of rules system converting armour class and attack values (rules.scales); the
+    # table says whose (cannot_convert_*).
+    "unknown_scale": _("That is not an armour class scale."),
+    "converted_ac_out_of_range": _(
+        "Armour class %(value)s would be %(converted)s on the other scale, outside %(low)s to "
+        "%(high)s."
+    ),
+    "converted_attack_out_of_range": _(
+        "Attack value %(value)s would be %(converted)s on the other scale, outside %(low)s to "
+        "%(high)s."
+    ),
+    "cannot_convert_ac": _(
+        "%(name)s's armour class %(value)s would be %(converted)s on the other scale, outside "
+        "%(low)s to %(high)s: change it first, then the rules system."
+    ),
+    "cannot_convert_attack": _(
+        "%(name)s's attack value %(value)s would be %(converted)s on the other scale, outside "
+        "%(low)s to %(high)s: change it first, then the rules system."
+    ),
     "entry_unreadable": _("That entry's stored data cannot be read, so it cannot be undone."),
 }
 FALLBACK = _("That value is not valid.")

@@ -240,6 +240,7 @@ class EncounterSettingsForm(MergingForm):
             "show_foe_hp",
             "players_enter_dice",
             "players_adjust_hp",
+            "players_claim",
             "initiative_mode",
             "reroll_ties",
             "helpless_rule",
@@ -252,6 +253,10 @@ class EncounterSettingsForm(MergingForm):
         super().__init__(*args, **kwargs)
         offer_systems(self.fields["system"])
         self.fields["system"].required = False  # not sent: unchanged
+        self.fields["system"].help_text = _(
+            "Until the first roll. Between descending and ascending armour class, every "
+            "combatant's AC and attack value are converted (19 − AC, 19 − THAC0)."
+        )
         offered = registry.of(self.instance).settings
         for name in registry.system_settings() - set(offered):  # another system's own
             self.fields.pop(name)
@@ -263,6 +268,30 @@ class EncounterSettingsForm(MergingForm):
                 _("The rules system cannot change once something has been rolled.")
             )
         return system
+
+
+class SeatGiveForm(OnceMixin, forms.Form):
+    """The referee gives a party member to a seat's player, from the list of players."""
+
+    combatant = forms.TypedChoiceField(coerce=int, empty_value=None)
+
+    def __init__(self, *args: Any, viewer: Viewer, seat: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.party = {c.pk: c for c in viewer.combatants if c.side == Side.PARTY}
+        self.fields["combatant"].choices = [(pk, c.name) for pk, c in self.party.items()]
+        self.fields["combatant"].error_messages["invalid_choice"] = _(
+            "That is not a party member of this encounter."
+        )
+        self.fields["combatant"].error_messages["required"] = _("Choose a party member.")
+
+    def clean_combatant(self) -> Combatant:
+        return self.party[self.cleaned_data["combatant"]]
+
+
+class ClaimForm(OnceMixin, forms.Form):
+    """A seated player claims a party member no one plays (``combat.party.claim`` checks)."""
+
+    combatant = forms.IntegerField(min_value=1, max_value=2**31 - 1)
 
 
 class JoinForm(OnceMixin, forms.Form):

@@ -161,6 +161,11 @@ class Encounter(models.Model):
         default=False,
         help_text=_("Damage and healing by hand; attacks and saves change them anyway."),
     )
+    players_claim = models.BooleanField(
+        _("players may claim a party member"),
+        default=False,
+        help_text=_("A seated player takes a party member no one plays, from their own page."),
+    )
     initiative_mode = models.CharField(
         _("initiative"), max_length=16, choices=InitiativeMode, default=InitiativeMode.GROUP
     )
@@ -659,6 +664,7 @@ class EntryKind(models.TextChoices):
     STRIKE = "strike", _("Unarmed strike")  # BECMI (combat.systems.becmi.special)
     WRESTLE = "wrestle", _("Wrestling")  # BECMI
     NAVAL = "naval", _("Naval combat")  # BECMI
+    CONVERT = "convert", _("Armour class converted")  # a change of rules system (rules.scales)
 
 
 UNDOABLE_WITHOUT_EFFECTS = frozenset(

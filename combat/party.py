@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 from combat import table, transfer, zones
 from combat.access import Viewer
 from combat.models import Combatant, Condition, ConditionKind, Encounter, Seat, Side
+from combat.systems import common as systems
 from rules.rounds import ROUNDS_PER_TURN
 
 FORMAT = "fray-party"
@@ -118,18 +119,31 @@ def import_party(viewer: Viewer, raw: bytes, once: str = "") -> list[Combatant]:
 
 @transaction.atomic
 def move_on(
-    viewer: Viewer, *, name: str, carried: Sequence[Combatant], once: str = ""
+    viewer: Viewer,
+    *,
+    name: str,
+    carried: Sequence[Combatant],
+    once: str = "",
+    system: str = "",
 ) -> Encounter:
     """A new encounter of the viewer's campaign, with its settings, and copies of the party
     members ``carried`` as they stand now; each seat that controls one of them gets a seat
     of the same name there, controlling its copies, and is told where it went
     (``Seat.moved_on_to``). The encounter left behind stays as it was, but for the pointer
-    its players follow (``Encounter.moved_on_to``), announced to every screen on it."""
+    its players follow (``Encounter.moved_on_to``), announced to every screen on it.
+
+    With another rules ``system`` the new encounter plays that one: the copies' monsters take
+    its THAC0 and everyone's armour class and attack values are converted to its scale, said
+    in the new encounter's log (``combat.systems.common``; what it wrote is the new
+    encounter's ``converted``); a value the other scale cannot hold raises ``Refused``
+    (``combat.errors``) with nothing written."""
     old = viewer.encounter
     settings = {
         field.name: field.value_from_object(old)
         for field in transfer.exported_fields(Encounter, transfer.ENCOUNTER_EXCLUDED | FIGHT_STATE)
     }
+    if system:
+        settings["system"] = system
     new = Encounter.objects.create(name=name, campaign=old.campaign_or_new(), **settings)
     members = party_of(old).filter(pk__in=[c.pk for c in carried]).select_related("seat")
     seats: dict[int, Seat] = {}
@@ -141,6 +155,10 @@ def move_on(
                 seats[member.seat_id] = Seat.objects.create(encounter=new, name=member.seat.name)
             copy.seat = seats[member.seat_id]
         _stored(new, [(copy, conditions)])
+    new.converted = None
+    if new.system != old.system:
+        systems.system_changed(new)
+        new.converted = systems.convert_scales(Viewer(new, is_referee=True, seat=None), old.system)
     # A second move from here sends the players on to the newest one only.
     Seat.objects.filter(encounter=old).update(moved_on_to=None)
     for seat_id, seat in seats.items():
@@ -191,3 +209,88 @@ def follows(viewer: Viewer) -> bool:
     if encounter.moved_on_to_id is None:
         return False
     return viewer.is_referee or (viewer.seat is not None and viewer.seat.moved_on_to_id is not None)
+
+
+# --- who plays whom: the referee gives a character to a seat, a player claims one -----------
+
+
+def claimable(encounter: Encounter, combatants: Sequence[Combatant]) -> list[Combatant]:
+    """The party members a seated player may claim, in ``combatants``' order: none unless the
+    encounter's settings allow it (``players_claim``); else those no one plays, in sight of
+    players and alive (``combatants``: the encounter's, as read once)."""
+    if not encounter.players_claim:
+        return []
+    return [
+        c
+        for c in combatants
+        if c.side == Side.PARTY and c.seat_id is None and not c.hidden and not c.dead
+    ]
+
+
+class ClaimRefused(Exception):
+    """A claim the table does not allow now, with what to tell the player."""
+
+    def __init__(self, message: Any) -> None:
+        super().__init__(str(message))
+        self.message = message
+
+
+def give(viewer: Viewer, combatant: Combatant, seat: Seat | None, once: str = "") -> bool:
+    """The referee gives ``combatant`` to ``seat``'s player (None: back to the referee), in
+    one step from the list of players; whether anything changed (a second tap changes
+    nothing). In the caller's transaction, announced after commit."""
+    changed = (
+        Combatant.objects.filter(pk=combatant.pk, encounter=viewer.encounter)
+        .exclude(seat=seat)
+        .update(seat=seat)
+    )
+    if changed:
+        table.touch(viewer, once)
+    return bool(changed)
+
+
+def claim(viewer: Viewer, pk: int, once: str = "") -> Combatant:
+    """The seated viewer takes party member ``pk`` to play, when the settings allow it: one
+    UPDATE that only a member no one plays passes, so of two players claiming at once one
+    gets it and the other is told. ``ClaimRefused`` says why not; in the caller's
+    transaction, announced after commit."""
+    encounter, seat = viewer.encounter, viewer.seat
+    if seat is None or viewer.is_referee:
+        raise ClaimRefused(_("Only a seated player claims a character."))
+    if not encounter.players_claim:
+        raise ClaimRefused(_("The referee gives out the characters here: ask them."))
+    mine = Combatant.objects.filter(encounter=encounter, seat=seat).first()
+    if mine is not None and mine.pk == pk:  # claimed already (a retried tap): it stands
+        return mine
+    if mine is not None:
+        raise ClaimRefused(
+            _("You play %(name)s already: ask the referee for another.") % {"name": mine.name}
+        )
+    wanted = Combatant.objects.filter(
+        pk=pk, encounter=encounter, side=Side.PARTY, hidden=False
+    ).first()
+    if wanted is None or wanted.dead:
+        raise ClaimRefused(_("That is not a party member you can claim."))
+    taken = Combatant.objects.filter(pk=pk, seat=None).update(seat=seat)
+    if not taken:
+        raise ClaimRefused(
+            _("Someone else claimed %(name)s first: choose another.") % {"name": wanted.name}
+        )
+    table.touch(viewer, once)
+    wanted.seat = seat
+    return wanted
+
+
+def seat_rows(seats: Sequence[Seat], combatants: Sequence[Combatant]) -> list[dict[str, Any]]:
+    """The referee's list of players: each seat, the party members it plays, and those it
+    may be given in one step (``offer``: id, name, and the seat's name that plays it now)."""
+    party = [c for c in combatants if c.side == Side.PARTY]
+    names = {seat.pk: seat.name for seat in seats}
+    return [
+        {
+            "seat": seat,
+            "plays": [c.name for c in party if c.seat_id == seat.pk],
+            "offer": [(c.pk, c.name, names.get(c.seat_id)) for c in party if c.seat_id != seat.pk],
+        }
+        for seat in seats
+    ]

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from combat.access import Viewer
 from combat.forms import CombatantsField, OnceMixin
 from combat.models import Combatant, Encounter, Side
+from combat.systems import common as systems
 
 
 def _choice_label(combatant: Combatant) -> str:
@@ -30,8 +31,9 @@ def _choice_label(combatant: Combatant) -> str:
 
 
 class MoveOnForm(OnceMixin, forms.Form):
-    """The next encounter with this party: its name, and who of the party goes on (the
-    living, unless the referee ticks otherwise)."""
+    """The next encounter with this party: its name, its rules system (this one's unless the
+    referee picks another: armour class and attack values are then converted to its scale),
+    and who of the party goes on (the living, unless the referee ticks otherwise)."""
 
     name = forms.CharField(
         label=_("Name of the next encounter"),
@@ -40,6 +42,7 @@ class MoveOnForm(OnceMixin, forms.Form):
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.viewer = viewer
         party = [c for c in viewer.combatants if c.side == Side.PARTY]
         carried = CombatantsField(party, _("Who goes on"), refusal="")
         carried.choices = [(c.pk, _choice_label(c)) for c in party]
@@ -49,17 +52,30 @@ class MoveOnForm(OnceMixin, forms.Form):
         )
         self.fields["carried"] = carried
         self.initial.setdefault("carried", [c.pk for c in party if not c.dead])
-        self.order_fields(["name", "carried"])
+        self.fields["system"] = forms.ChoiceField(
+            label=_("Rules system"),
+            choices=systems.system_choices(),
+            initial=viewer.encounter.system,
+            required=False,  # not sent (an older page): this encounter's
+            help_text=_(
+                "Another system converts armour class and attack values to its scale "
+                "(19 − AC, 19 − THAC0) and says so in the log."
+            ),
+        )
+        self.order_fields(["name", "system", "carried"])
 
     def plain_fields(self) -> list[forms.BoundField]:
         """The fields drawn one under another; who goes on is a list of its own."""
-        return [self["name"]]
+        return [self["name"], self["system"]]
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
         if not name:
             raise forms.ValidationError(_("Please give a name."))
         return name
+
+    def clean_system(self) -> str:
+        return self.cleaned_data["system"] or self.viewer.encounter.system
 
     def clean_carried(self) -> list[Combatant]:
         carried = self.cleaned_data["carried"]

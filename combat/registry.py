@@ -95,7 +95,9 @@ class System:
     names the modifiers only its rolls give (``{reason key: label}``).
 
     Rules hooks, each optional: ``monster_thac0(hit_dice)``; ``zero_floor`` — hit points stop at
-    0 rather than going on below it; ``adapt_combatant_form(form)`` and
+    0 rather than going on below it; ``ascending_ac`` — armour class counts upwards and
+    characters attack with a bonus (``rules.scales``: a change of system to or from such a
+    system converts the combatants' values); ``adapt_combatant_form(form)`` and
     ``clean_combatant(form, data)`` — its fields on the combatant form, and what they fill in;
     ``settings`` — the encounter's settings only it uses (the form shows them to its tables);
     ``holds(encounter)`` — what its rows show held (``{combatant id: [...]}``, read once per
@@ -116,6 +118,7 @@ class System:
     reasons: Mapping[str, Any] = field(default_factory=dict)
     default: bool = False
     zero_floor: bool = False
+    ascending_ac: bool = False
     monster_thac0: Callable[[str], int] | None = None
     adapt_combatant_form: Callable[[Any], None] | None = None
     clean_combatant: Callable[[Any, dict[str, Any]], None] | None = None

@@ -170,10 +170,28 @@
     if (target) { target.focus(); }
   }
 
+  // The join block folds itself once someone has a seat (issue 31), on the page already open
+  // too: drawn open while no one had one (data-folds), it folds when the list of players, sent
+  // live, says someone is seated (data-seated). Once folded, or toggled by the referee, it is
+  // the referee's to open and close.
+  var join = document.querySelector("details.join[data-folds]");
+  function foldJoin() {
+    if (join && join.hasAttribute("data-folds") && document.querySelector("#seats[data-seated]")) {
+      join.removeAttribute("data-folds");
+      join.open = false;
+    }
+  }
+  if (join) {
+    join.querySelector("summary").addEventListener("click", function () {
+      join.removeAttribute("data-folds");
+    });
+  }
+
   // After every swap, the selection is put back (a live update's rows are new elements, and
   // htmx settles their classes to the server's); a new panel opens at its top.
   function settled(event) {
     apply();
+    foldJoin();
     var into = event.detail && (event.detail.target || event.detail.elt);
     if (panel && into === panel) {
       panel.scrollTop = 0;

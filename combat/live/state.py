@@ -45,7 +45,7 @@ from combat.db.prepared import Named, Prepared, Read, read_together
 from combat.fragments import drawn, logged_once, part_notice, row_notice, tidy
 from combat.lru import Lru
 from combat.models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
-from combat.party import follows
+from combat.party import claimable, follows, seat_rows
 from combat.rounds import RUNNING, Standing, conditions_by_combatant, round_context, standing
 from combat.table.hooks import Announcer
 
@@ -297,7 +297,9 @@ def live_context(viewer: Viewer) -> dict[str, Any]:
         "controlled_ids": controlled,
         "show_numbers": viewer.is_referee or encounter.show_foe_hp,
         "log_entries": list(visible_log(viewer)[: settings.FRAY_LOG_PAGE]),
-        "seats": list(encounter.seats.all()) if viewer.is_referee else [],
+        "seats": (seats := list(encounter.seats.all()) if viewer.is_referee else []),
+        "seat_rows": seat_rows(seats, combatants),  # the referee's: who plays whom
+        "claimable": [] if viewer.is_referee else claimable(encounter, combatants),
         "action_urls": action_urls(encounter),
         # Where the party went on to, and whether this viewer can follow (combat.party).
         "moved_on_to": encounter.moved_on_to if encounter.moved_on_to_id else None,
@@ -507,6 +509,11 @@ class State:
             }
             listed = self._listed[referee] = (visible, sides)
         return listed
+
+    @functools.cached_property
+    def claimable(self) -> tuple[tuple[int, str], ...]:
+        """The party members a player with no character may claim (``combat.party``)."""
+        return tuple((c.pk, c.name) for c in claimable(self.encounter, self.combatants))
 
     @functools.cached_property
     def standing(self) -> Standing:
@@ -971,7 +978,12 @@ def build_view(
         rows = {c.id: _row(state, audience, c, viewer, fixed, row_keys, previous) for c in visible}
         entries, entry_keys = _entries(state, audience, previous)
         controlled = set(rows) if audience.referee else set()
-        sides = {side: (ids[side], not audience.referee) for side in (Side.PARTY, Side.FOES)}
+        # Players with no character of their own see the party members they may claim.
+        claim = () if audience.referee else state.claimable
+        sides = {
+            side: (ids[side], (not audience.referee, claim if side == Side.PARTY else ()))
+            for side in (Side.PARTY, Side.FOES)
+        }
     else:
         # A seat's view is the common one with its own rows: work in its own rows only.
         own = state.by_seat.get(audience.seat, [])
@@ -1036,7 +1048,10 @@ def build_view(
         sections={
             "party": section(
                 "combat/_party.html",
-                lambda: {"party": [by_pk[pk] for pk in sides[Side.PARTY][0]]},
+                lambda: {
+                    "party": [by_pk[pk] for pk in sides[Side.PARTY][0]],
+                    "claimable": [by_pk[pk] for pk, _name in state.claimable],
+                },
             ),
             "foes": shared.sections["foes"]
             if shared is not None
@@ -1141,12 +1156,23 @@ def _moved(state: State, audience: Audience) -> str:
 
 
 def _seats(state: State, audience: Audience, context: dict[str, Any]) -> str:
-    """The referee's list of players, rendered again only when a seat comes or goes."""
+    """The referee's list of players, rendered again only when a seat comes or goes, or the
+    party (who plays whom) changes."""
     seats = list(state.seats.values())
-    key = ("seats", tuple((s.pk, s.name) for s in seats), state.encounter.slug, audience.language)
-    return ROWS.fetch(
-        key, lambda: _html("combat/_seats.html", context | {"seats": seats}, audience.language)
+    party = tuple((c.pk, c.name, c.seat_id) for c in state.combatants if c.side == Side.PARTY)
+    key = (
+        "seats",
+        tuple((s.pk, s.name) for s in seats),
+        party,
+        state.encounter.slug,
+        audience.language,
     )
+
+    def render() -> str:
+        rows = {"seats": seats, "seat_rows": seat_rows(seats, state.combatants)}
+        return _html("combat/_seats.html", context | rows, audience.language)
+
+    return ROWS.fetch(key, render)
 
 
 def _entries(

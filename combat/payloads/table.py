@@ -190,3 +190,32 @@ class Undo(Payload):
     entry_public_seq: int | None = None
     entry_kind: str = ""
     revived: list[str] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
+class ScaleChange(Payload):
+    """One combatant's values as a change of rules system converted them (``rules.scales``):
+    its ``name`` and ``side``, its armour class before and after (``ac_before``, ``ac_after``)
+    and its attack value (``attack_before``, ``attack_after``: THAC0 on the descending scale,
+    the attack bonus on the ascending one)."""
+
+    name: str = ""
+    side: str = ""
+    ac_before: int = 0
+    ac_after: int = 0
+    attack_before: int = 0
+    attack_after: int = 0
+
+
+@kind("convert")
+@dataclass(kw_only=True)
+class Converted(Payload):
+    """A change of rules system that converted armour class and attack values between the
+    descending and the ascending scale (``combat.systems.common.convert_scales``): the system
+    played before (``from_system``) and now (``to_system``), the ``scale`` now, and each
+    combatant's values. (Not ``"system"``: that key would make it the system's own entry.)"""
+
+    from_system: str = ""
+    to_system: str = ""
+    scale: str = ""
+    combatants: list[ScaleChange] = field(default_factory=list)

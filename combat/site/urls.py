@@ -37,6 +37,7 @@ encounter_patterns = [
     path("party/import/", party.import_file, name="import_party"),
     path("party/next/", party.move_on, name="party_next"),
     path("party/follow/", party.follow, name="party_follow"),
+    path("party/claim/", party.claim, name="party_claim"),
     path("combatants/new/", table.combatant_new, name="combatant_new"),
     path("combatants/quick-add/", table.quick_add, name="quick_add"),
     path("combatants/<int:pk>/bestiary/", bestiary.save, name="bestiary_save"),
@@ -54,6 +55,7 @@ encounter_patterns = [
     path("directions/", zone_views.directions, name="zone_directions"),
     path("body-preview/", zone_views.body_preview, name="body_preview"),
     path("seats/<int:pk>/remove/", table.seat_remove, name="seat_remove"),
+    path("seats/<int:pk>/give/", table.seat_give, name="seat_give"),
     path("undo/<int:seq>/", undo.undo, name="undo"),
     # Every rules system's panels and the ones every table has, with their odds, from the
     # registry of systems (combat.registry).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from urllib.parse import quote, unquote
 
 import segno
 from django.core.paginator import Paginator
@@ -46,12 +47,31 @@ def referee_link(request: HttpRequest, key: str) -> HttpResponse:
     return redirect("encounter", encounter.slug)
 
 
+# The name a player joined with last, kept in their browser for the next join link (a
+# cookie, so the form is filled without JavaScript too); percent-encoded: names are Unicode.
+NAME_COOKIE = "fray_name"
+NAME_COOKIE_AGE = 365 * 24 * 3600
+
+
+def remembered_name(request: HttpRequest) -> str:
+    name = unquote(request.COOKIES.get(NAME_COOKIE, ""))
+    return name.strip()[: JoinForm.base_fields["name"].max_length]
+
+
+def _joined(request: HttpRequest, encounter: Encounter, name: str) -> HttpResponse:
+    response = redirect("encounter", encounter.slug)
+    response.set_cookie(
+        NAME_COOKIE, quote(name), max_age=NAME_COOKIE_AGE, samesite="Lax", httponly=True
+    )
+    return response
+
+
 @require_http_methods(["GET", "POST"])
 def join(request: HttpRequest, token: str) -> HttpResponse:
     encounter = get_object_or_404(Encounter, join_token=token)
     if seat_in(request.session, encounter) is not None:
         return redirect("encounter", encounter.slug)
-    form = JoinForm(request.POST or None)
+    form = JoinForm(request.POST or None, initial={"name": remembered_name(request)})
     if request.method == "POST" and form.is_valid():
         try:
             with transaction.atomic():
@@ -64,7 +84,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
             # session; this answer leaves the session as that one left it.
             return redirect("encounter", encounter.slug)
         grant_seat(request.session, seat)
-        return redirect("encounter", encounter.slug)
+        return _joined(request, encounter, seat.name)
     return render(request, "combat/join.html", {"form": form, "encounter": encounter})
 
 

@@ -4,6 +4,7 @@ and the party as a file (``combat.party``)."""
 from __future__ import annotations
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
@@ -14,8 +15,12 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from combat import party, table
 from combat.access import Viewer, grant_referee, grant_seat, referee_for, viewer_for
+from combat.errors import Refused as CannotConvert
+from combat.errors import message_for
+from combat.forms import ClaimForm
 from combat.models import Encounter
 from combat.party_forms import MoveOnForm, PartyFileForm
+from combat.systems.common import converted_message
 from combat.transfer import Refused
 from combat.views.common import ALREADY_DONE, panel_reply
 from combat.views.transfer import capped_upload, json_download, read_upload
@@ -39,14 +44,23 @@ def move_on(request: HttpRequest, slug: str) -> HttpResponse:
         data = form.cleaned_data
         try:
             new = party.move_on(
-                viewer, name=data["name"], carried=data["carried"], once=data["once"]
+                viewer,
+                name=data["name"],
+                carried=data["carried"],
+                once=data["once"],
+                system=data["system"],
             )
         except table.Repeated:
             return _went_on(request, viewer, form)
         except Refused as refused:  # a member whose stored values no party file would take
             form.add_error(None, refused.message)
             return panel_reply(request, viewer, "party_next", form=form)
+        except CannotConvert as refused:  # a value the new system's scale cannot hold
+            form.add_error("system", message_for(refused))
+            return panel_reply(request, viewer, "party_next", form=form)
         grant_referee(request.session, new)
+        if new.converted is not None:  # said on the page the referee lands on
+            messages.warning(request, converted_message(new.converted))
         return _go(request, new)
     return panel_reply(request, viewer, "party_next", form=form)
 
@@ -120,3 +134,28 @@ def import_file(request: HttpRequest, slug: str) -> HttpResponse:
     if not request.htmx:  # a plain form is sent back to the page: the page says it
         messages.success(request, message)
     return panel_reply(request, viewer, "party_import", done=True, form=fresh, message=message)
+
+
+@require_POST
+def claim(request: HttpRequest, slug: str) -> HttpResponse:
+    """A seated player takes a party member no one plays, when the settings allow it; of two
+    claiming the same one at once, the other is told someone was first (``party.claim``)."""
+    viewer = viewer_for(request, slug)
+    form = ClaimForm(request.POST)
+    said, done = None, False
+    if not form.is_valid():
+        said = _("That is not a party member you can claim.")
+    else:
+        once = form.cleaned_data["once"]
+        try:
+            with transaction.atomic():
+                claimed = party.claim(viewer, form.cleaned_data["combatant"], once)
+        except table.Repeated:
+            said, done = str(ALREADY_DONE), True
+        except party.ClaimRefused as refused:
+            said = str(refused.message)
+        else:
+            said, done = _("%(name)s is yours to play now.") % {"name": claimed.name}, True
+    if not request.htmx:  # a plain form goes back to the page, which says it
+        (messages.success if done else messages.warning)(request, said)
+    return panel_reply(request, viewer, "message", done=not request.htmx, message=said)

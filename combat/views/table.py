@@ -6,13 +6,16 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from combat import bestiary, editing, party, table, zones
 from combat.access import Viewer, grant_referee, referee_for
-from combat.forms import CombatantForm, EncounterSettingsForm, QuickAddForm
+from combat.errors import Refused, message_for
+from combat.forms import CombatantForm, EncounterSettingsForm, QuickAddForm, SeatGiveForm
 from combat.models import Combatant, Kind, Seat
-from combat.transfer import Refused
+from combat.systems.common import converted_message
+from combat.transfer import Refused as FileRefused
 from combat.views.common import (
     added_message,
     encounter_url,
@@ -29,19 +32,43 @@ def _kept(monster: Combatant, viewer: Viewer) -> str:
     """Said after quick-add kept the monsters' stat block in the bestiary (or why not)."""
     try:
         entry, new = bestiary.save_from(monster, viewer.encounter.campaign_or_new())
-    except Refused as refused:
+    except FileRefused as refused:
         return str(refused.message)
     return bestiary.saved_message(entry, new)
+
+
+# What the next blank Add combatant form starts from: the last one's choices, kept per
+# encounter in the referee's session (adding a party of characters, or a band of foes).
+LAST_ADDED = "last_added"
+KEPT_CHOICES = ("side", "kind", "body", "wings", "tail")
+
+
+def _last_choices(request: HttpRequest, viewer: Viewer) -> dict[str, object]:
+    kept = request.session.get(LAST_ADDED, {}).get(str(viewer.encounter.pk), {})
+    return {name: kept[name] for name in KEPT_CHOICES if name in kept}
+
+
+def _remember_choices(request: HttpRequest, viewer: Viewer, form: CombatantForm) -> None:
+    data = form.cleaned_data
+    kept = dict(request.session.get(LAST_ADDED, {}))
+    kept[str(viewer.encounter.pk)] = {n: data[n] for n in KEPT_CHOICES if n in form.fields}
+    request.session[LAST_ADDED] = kept
+
+
+def _blank(request: HttpRequest, viewer: Viewer) -> CombatantForm:
+    """A blank Add combatant form, starting from the last one's side, kind and body."""
+    return CombatantForm(encounter=viewer.encounter, initial=_last_choices(request, viewer))
 
 
 @require_http_methods(["GET", "POST"])
 def combatant_new(request: HttpRequest, slug: str) -> HttpResponse:
     viewer = referee_for(request, slug)
-    form = CombatantForm(request.POST or None, encounter=viewer.encounter)
-    fresh = CombatantForm(encounter=viewer.encounter)
-    if request.method == "POST" and sent_before(request, viewer):
-        return sent_twice(request, viewer, "combatant", fresh)
-    if request.method == "POST" and form.is_valid():
+    if request.method != "POST":
+        return panel_reply(request, viewer, "combatant", form=_blank(request, viewer))
+    form = CombatantForm(request.POST, encounter=viewer.encounter)
+    if sent_before(request, viewer):
+        return sent_twice(request, viewer, "combatant", _blank(request, viewer))
+    if form.is_valid():
         try:
             with transaction.atomic():
                 combatant = form.save(commit=False)
@@ -50,7 +77,9 @@ def combatant_new(request: HttpRequest, slug: str) -> HttpResponse:
                 zones.sync(combatant, viewer.encounter)  # hit locations: its body's zones
                 table.touch(viewer, form.cleaned_data["once"])
         except table.Repeated:
-            return sent_twice(request, viewer, "combatant", fresh)
+            return sent_twice(request, viewer, "combatant", _blank(request, viewer))
+        _remember_choices(request, viewer, form)
+        fresh = _blank(request, viewer)
         return panel_reply(request, viewer, "combatant", done=True, form=fresh, saved=combatant)
     return panel_reply(request, viewer, "combatant", form=form)
 
@@ -60,7 +89,7 @@ def combatant_edit(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     viewer = referee_for(request, slug)
     combatant = get_object_or_404(Combatant, pk=pk, encounter=viewer.encounter)
     form = CombatantForm(request.POST or None, instance=combatant, encounter=viewer.encounter)
-    fresh = CombatantForm(encounter=viewer.encounter)
+    fresh = _blank(request, viewer)
     if request.method == "POST" and sent_before(request, viewer):
         return sent_twice(request, viewer, "combatant", fresh)
     if request.method == "POST" and form.is_valid():
@@ -162,14 +191,23 @@ def encounter_settings(request: HttpRequest, slug: str) -> HttpResponse:
             current = editing.save_edit(viewer, form, viewer.encounter)
         except table.Repeated:  # sent twice at once: the other sending saved it
             return redirect(encounter_url(viewer))
+        except Refused as refused:  # a value the other scale cannot hold: nothing changed
+            viewer.encounter.refresh_from_db()
+            form.add_error("system", message_for(refused))
+            return page(request, viewer, settings_form=form)
         if form.conflicts:
             return page(request, viewer, settings_form=form.with_current_values(current))
         viewer.encounter.refresh_from_db()
-        return (
-            redirect(encounter_url(viewer))
-            if not request.htmx
-            else panel_reply(request, viewer, "message", done=True, message=saved_message(form))
+        said = " ".join(
+            str(part)
+            for part in (saved_message(form), form.converted and converted_message(form.converted))
+            if part
         )
+        if not request.htmx:  # the page it is sent back to says it
+            if form.converted is not None:
+                messages.warning(request, said)
+            return redirect(encounter_url(viewer))
+        return panel_reply(request, viewer, "message", done=True, message=said or None)
     if form.is_valid():  # sent twice: the first sending saved it
         return redirect(encounter_url(viewer))
     return page(request, viewer, settings_form=form)
@@ -186,6 +224,29 @@ def new_links(request: HttpRequest, slug: str) -> HttpResponse:
         party.new_links(viewer)
     grant_referee(request.session, viewer.encounter)
     return redirect(encounter_url(viewer))
+
+
+@require_POST
+def seat_give(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Give a party member to this seat's player in one step, from the list of players."""
+    viewer = referee_for(request, slug)
+    seat = get_object_or_404(Seat, pk=pk, encounter=viewer.encounter)
+    form = SeatGiveForm(request.POST, viewer=viewer, seat=seat)
+    if not form.is_valid():
+        said = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        if not request.htmx:
+            messages.warning(request, said)
+        return panel_reply(request, viewer, "message", done=not request.htmx, message=said)
+    combatant = form.cleaned_data["combatant"]
+    try:
+        with transaction.atomic():
+            party.give(viewer, combatant, seat, form.cleaned_data["once"])
+    except table.Repeated:
+        pass
+    said = _("%(name)s is now played by %(seat)s.") % {"name": combatant.name, "seat": seat.name}
+    if not request.htmx:
+        messages.success(request, said)
+    return panel_reply(request, viewer, "message", done=True, message=said)
 
 
 @require_POST

@@ -44,7 +44,7 @@ def _path_arguments(route: URLPattern, encounter: Encounter, own: dict[str, int]
     }
     if "condition" in route.name or route.name == "pending_save":
         real["pk"] = own["condition"]
-    if route.name == "seat_remove":
+    if route.name in ("seat_remove", "seat_give"):
         real["pk"] = own["seat"]
     found = [{name: str(real.get(name, "1")) for name in names}]
     for name, converter in names.items():

@@ -21,7 +21,7 @@ SHIP, CUTTER, CLIMB = "Vlna", "Sokol", "Lezení"  # two ships, a skill the refer
 NAMES = {ALDRIC, BRINA, VRK, KOG, SHIP, CUTTER, CLIMB}
 # Words that are the same in every language: rules' own names and abbreviations, and the
 # Dolmenwood term the Ukrainian Dolmenwood itself keeps in English (shared/glossary.md rule).
-ALLOWED = {"THAC0", "Kindred"} | NAMES
+ALLOWED = {"THAC0", "THAC", "Kindred"} | NAMES  # "THAC0" as the word pattern cuts it
 # Czech words spelt as the English ones.
 SAME_IN_CZECH = {"bonus", "maximum"}
 
@@ -174,6 +174,51 @@ OSE: list[tuple[str, dict[str, Any]]] = [
     ("correct", {"who": VRK, "before": 0, "after": 4, "side": "foes", "revived": True}),
     ("undo", {"entry_seq": 4, "entry_public_seq": 3, "revived": [ALDRIC]}),
     ("undo", {"entry_seq": 4}),
+    # A change of rules system that converted armour class and attack values (rules.scales).
+    (
+        "convert",
+        {
+            "from_system": "ose",
+            "to_system": "dolmenwood",
+            "scale": "ascending",
+            "combatants": [
+                {
+                    "name": ALDRIC,
+                    "side": "party",
+                    "ac_before": 2,
+                    "ac_after": 17,
+                    "attack_before": 17,
+                    "attack_after": 2,
+                },
+                {
+                    "name": VRK,
+                    "side": "foes",
+                    "ac_before": 7,
+                    "ac_after": 12,
+                    "attack_before": 19,
+                    "attack_after": 0,
+                },
+            ],
+        },
+    ),
+    (
+        "convert",
+        {
+            "from_system": "dolmenwood",
+            "to_system": "becmi",
+            "scale": "descending",
+            "combatants": [
+                {
+                    "name": ALDRIC,
+                    "side": "party",
+                    "ac_before": 17,
+                    "ac_after": 2,
+                    "attack_before": 2,
+                    "attack_after": 17,
+                },
+            ],
+        },
+    ),
     (
         "combat",
         {

@@ -445,6 +445,10 @@ def _app_forms(encounter, viewers) -> list[forms.BaseForm]:
         ),
         app_forms.JoinForm(),
         app_forms.JoinForm({"name": "  "}),
+        app_forms.SeatGiveForm(viewer=viewers[0], seat=viewers[1].seat),
+        app_forms.SeatGiveForm({"combatant": "<x>"}, viewer=viewers[0], seat=viewers[1].seat),
+        app_forms.ClaimForm(),
+        app_forms.ClaimForm({"combatant": "-1"}),
         app_forms.CombatantForm(encounter=encounter),
         app_forms.CombatantForm(instance=goblin, encounter=encounter),
         app_forms.CombatantForm(

@@ -174,8 +174,14 @@ def test_words_and_inline_elements_keep_the_spaces_between_them():
     field and its button."""
     seat = SimpleNamespace(pk=1, name="Anna")
     encounter = SimpleNamespace(slug="s")
-    seats = render_to_string("combat/_seats.html", {"seats": [seat], "encounter": encounter})
-    assert "Anna <form" in seats
+    rows = [{"seat": seat, "plays": [], "offer": []}]
+    context = {"seats": [seat], "seat_rows": rows, "encounter": encounter}
+    seats = render_to_string("combat/_seats.html", context)
+    assert "Anna</strong> <form" in seats
+    rows = [{"seat": seat, "plays": ["Aldric", "Nim"], "offer": [(3, "Brina", None)]}]
+    seats = render_to_string("combat/_seats.html", context | {"seat_rows": rows})
+    assert "Anna</strong> <span" in seats and "Aldric, Nim</span> <form" in seats
+    assert "</form> <form" in seats
     brute = SimpleNamespace(pk=7, movement="90 ft", xp=65, special_notes="Hates light.")
     viewer = SimpleNamespace(is_referee=True)
     context = {"combatant": brute, "controlled_ids": {7}, "viewer": viewer}

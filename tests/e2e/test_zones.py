@@ -42,6 +42,9 @@ def turn_on_hit_locations(referee: Page) -> None:
 def add_wyvern(referee: Page) -> None:
     panel = open_panel(referee, "Add combatant")
     panel.locator("#id_name").fill("Wyvern")
+    # A foe and a monster, whatever the form kept from the last one added (issue 31).
+    panel.locator("#id_side").select_option("foes")
+    panel.locator("#id_kind").select_option("monster")
     panel.locator("#id_ac").fill("6")
     panel.locator("#id_hp_max").fill("30")
     panel.locator("#id_hit_dice").fill("4")

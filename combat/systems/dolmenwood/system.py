@@ -89,6 +89,7 @@ SYSTEM = System(
     log="dolmenwood/_log.html",
     payloads=dw_payloads.KINDS,
     zero_floor=True,
+    ascending_ac=True,
     adapt_combatant_form=dw_forms.adapt_combatant_form,
     clean_combatant=dw_forms.clean_dolmenwood_combatant,
     settings=("players_roll_chances",),
