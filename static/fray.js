@@ -193,6 +193,7 @@
   function tapError(kind, detail) {
     var box = document.getElementById("tap-error");
     if (!box) { return; }
+    var shown = !box.hidden;
     box.hidden = !kind;
     failed = null;
     if (detail) {
@@ -206,6 +207,18 @@
     }
     box.querySelector(".retry").hidden = !failed;
     box.querySelector(".message").textContent = kind ? box.dataset[kind] : "";
+    makeRoom(box, shown);
+  }
+
+  // The alert lies over the foot of the screen: the page keeps that much room at its end
+  // (fray.css, --tap-error-room), and what was in view there when it came up (the button just
+  // tapped, a phone's last buttons) moves up above it, so it covers nothing one needs.
+  function makeRoom(box, shown) {
+    var root = document.documentElement;
+    if (box.hidden) { root.style.removeProperty("--tap-error-room"); return; }
+    var room = Math.ceil(window.innerHeight - box.getBoundingClientRect().top);
+    root.style.setProperty("--tap-error-room", room + "px");
+    if (!shown) { window.scrollBy(0, room); }
   }
 
   // A tap's failure waits for its Retry: a form's odds, fetched as one types, failing after
