@@ -288,6 +288,7 @@ ROW_PX = 112
 _EM_WIDTH = {"%": 1.0, " ": 0.35, "\u00a0": 0.35, "\u202f": 0.25, ".": 0.4, ",": 0.4}
 _DIGIT_EM = 0.7
 _FIGURE_EM = 0.8
+_LINE_EM = 1.2  # its whole line (the em box a browser measures): how far apart two figures stay
 _MARK_HALF = 4.5  # a mark's half size, with its stroke
 
 Box = tuple[float, float, float, float]  # left, top, right, bottom
@@ -365,19 +366,24 @@ def _place_figures(
     zone's height and the drawing, clear of the marks and the figures placed before it. A zone
     whose figure finds no place is not in the answer."""
     placed: dict[str, int] = {}
-    taken = list(marks)
-    half = size * _FIGURE_EM / 2
-    step = ceil(size * _FIGURE_EM) + 1
+    lines: list[Box] = []
+    half, half_line = size * _FIGURE_EM / 2, size * _LINE_EM / 2
+    step = ceil(size * _LINE_EM) + 1
     for zone, text, x, y, zone_box in wanted:
         half_width = figure_width(text, size) / 2
         if x - half_width < 0 or x + half_width > width:
             continue
         for at in (y, y + step, y - step, y + 2 * step, y - 2 * step):
             box = (x - half_width, at - half, x + half_width, at + half)
+            line = (x - half_width, at - half_line, x + half_width, at + half_line)
             inside = box[1] >= max(0, zone_box[1] - 1) and box[3] <= min(height, zone_box[3] + 1)
-            if inside and not any(_overlaps(box, other) for other in taken):
+            if (
+                inside
+                and not any(_overlaps(box, mark) for mark in marks)
+                and not any(_overlaps(line, other, gap=0) for other in lines)
+            ):
                 placed[zone] = at
-                taken.append(box)
+                lines.append(line)
                 break
     return placed
 

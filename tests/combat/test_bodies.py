@@ -259,9 +259,9 @@ def _figure_boxes(found) -> list[tuple[str, tuple[float, float, float, float]]]:
             z.zone,
             (
                 z.x - figure_width(z.text, size) / 2,
-                z.text_y - size * 0.4,
+                z.text_y - size * 0.6,  # the whole line, as a browser measures it
                 z.x + figure_width(z.text, size) / 2,
-                z.text_y + size * 0.4,
+                z.text_y + size * 0.6,
             ),
         )
         for z in found.zones
