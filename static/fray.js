@@ -21,6 +21,57 @@
       "; path=/; samesite=lax";
   }
 
+  // The table display (display.html): a side with more combatants than its grid holds
+  // (fray.css: --cols × --rows) shows them a page at a time, turning the page by itself and
+  // saying which it is. Measured again at every turn, and whenever a live update replaces a
+  // side (it comes whole, on its first page's place).
+  var display = document.querySelector(".display[data-pager]");
+  if (display) {
+    var PAGE_MS = 8000;
+    var turned = {};
+    var paginate = function () {
+      display.querySelectorAll(".side").forEach(function (side) {
+        var cards = side.querySelectorAll(".combatants > .combatant");
+        var style = getComputedStyle(side);
+        var held = parseInt(style.getPropertyValue("--cols"), 10) *
+          parseInt(style.getPropertyValue("--rows"), 10);
+        var pager = side.querySelector(".pager");
+        var pages = held > 0 ? Math.ceil(cards.length / held) : 1;
+        if (pages < 2 || !isFinite(pages)) {
+          cards.forEach(function (card) { card.classList.remove("off-page"); });
+          if (pager) { pager.remove(); }
+          return;
+        }
+        var page = (turned[side.id] || 0) % pages;
+        cards.forEach(function (card, i) {
+          card.classList.toggle("off-page", Math.floor(i / held) !== page);
+        });
+        if (!pager) {
+          pager = document.createElement("span");
+          pager.className = "pager";
+          var heading = side.querySelector("h2");
+          if (heading) { heading.appendChild(pager); }
+        }
+        pager.textContent = display.dataset.pager
+          .replace("{page}", page + 1).replace("{pages}", pages);
+      });
+      display.querySelectorAll(".side .combatant").forEach(function (card) {
+        card.classList.remove("crowded");
+        if (card.scrollHeight > card.clientHeight + 1) { card.classList.add("crowded"); }
+      });
+    };
+    window.setInterval(function () {
+      display.querySelectorAll(".side").forEach(function (side) {
+        turned[side.id] = (turned[side.id] || 0) + 1;
+      });
+      paginate();
+    }, PAGE_MS);
+    window.addEventListener("resize", paginate);
+    document.addEventListener("htmx:oobAfterSwap", paginate);
+    document.addEventListener("htmx:afterSwap", paginate);
+    paginate();
+  }
+
   if (!window.htmx) { return; }
 
   // A LAN reconnects fast: cap the backoff at a few seconds instead of htmx's 64 s.
