@@ -38,13 +38,13 @@
         var pager = side.querySelector(".pager");
         var pages = held > 0 ? Math.ceil(cards.length / held) : 1;
         if (pages < 2 || !isFinite(pages)) {
-          cards.forEach(function (card) { card.classList.remove("off-page"); });
+          cards.forEach(function (card) { card.removeAttribute("data-off-page"); });
           if (pager) { pager.remove(); }
           return;
         }
         var page = (turned[side.id] || 0) % pages;
         cards.forEach(function (card, i) {
-          card.classList.toggle("off-page", Math.floor(i / held) !== page);
+          card.toggleAttribute("data-off-page", Math.floor(i / held) !== page);
         });
         if (!pager) {
           pager = document.createElement("span");
@@ -56,8 +56,8 @@
           .replace("{page}", page + 1).replace("{pages}", pages);
       });
       display.querySelectorAll(".side .combatant").forEach(function (card) {
-        card.classList.remove("crowded");
-        if (card.scrollHeight > card.clientHeight + 1) { card.classList.add("crowded"); }
+        card.removeAttribute("data-crowded");
+        card.toggleAttribute("data-crowded", card.scrollHeight > card.clientHeight + 1);
       });
     };
     window.setInterval(function () {
@@ -66,6 +66,8 @@
       });
       paginate();
     }, PAGE_MS);
+    // Data attributes, not classes: htmx's settling puts back the class each new card came with
+    // (base.html's htmx-config) after the swap's own events.
     window.addEventListener("resize", paginate);
     document.addEventListener("htmx:oobAfterSwap", paginate);
     document.addEventListener("htmx:afterSwap", paginate);

@@ -217,7 +217,8 @@ def everyone_on_screen(tv: Page, width: int, height: int) -> list[str]:
         """([width, height]) => [...document.querySelectorAll('.display li.combatant')]
             .filter(li => li.getClientRects().length)
             .filter(li => { const r = li.getBoundingClientRect();
-                return r.top >= 0 && r.left >= 0 && r.bottom <= height && r.right <= width; })
+                return r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= height
+                    && r.right <= width; })
             .map(li => li.querySelector('.name').textContent.trim())""",
         [width, height],
     )
@@ -269,13 +270,30 @@ def test_more_than_fit_page_by_themselves(referee, new_context):
     pager = tv.locator("#foes .pager")
     expect(pager).to_have_text(re.compile(r"^page 1 of [23]$"))
     pages = int(pager.inner_text().rsplit(" ", 1)[1])
-    seen: set[str] = set()
+    cards = tv.locator(".display li.combatant:visible")
+    seen: list[set[str]] = []
     for page in range(1, pages + 1):
         expect(pager).to_have_text(f"page {page} of {pages}")
         shown = everyone_on_screen(tv, 1280, 800)
-        visible = tv.locator(".display li.combatant:visible").count()
-        assert len(shown) == visible, (shown, visible)  # what is shown is wholly on screen
-        seen.update(shown)
-    assert {f"Bandit {n}" for n in range(1, 25)} <= seen, sorted(seen)
+        assert len(shown) == cards.count() <= 16, shown  # a page: each card whole on screen
+        seen.append(set(shown) - {"Aldric"})
+    bandits = [name for page in seen for name in page]
+    assert sorted(bandits) == sorted(f"Bandit {n}" for n in range(1, 25)), seen  # once each
     expect(pager).to_have_text(f"page 1 of {pages}")  # and round again
     assert tv.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
+    # A live update replaces the foes whole: still a page at a time, all of it on the screen.
+    condition = swap_panel(
+        referee, act_on(referee, "Bandit 2").get_by_role("link", name="Condition")
+    )
+    condition.locator("#id_kind").select_option("asleep")
+    condition.locator("#id_duration").fill("2")
+    swap_panel(referee, condition.get_by_role("button", name="Add"))
+    expect(combatant(tv, "Bandit 2").locator(".condition")).to_have_count(1)
+    expect(pager).to_be_visible()
+    tv.wait_for_function(  # Aldric and a page of the foes, whichever page it is by now
+        """sizes => sizes.includes([...document.querySelectorAll('.display li.combatant')]
+            .filter(li => li.getClientRects().length).length)""",
+        arg=[len(page) + 1 for page in seen],
+    )
+    shown = everyone_on_screen(tv, 1280, 800)
+    assert len(shown) == cards.count(), shown
