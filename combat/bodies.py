@@ -10,11 +10,13 @@ centipede) gets a plain layout of labelled boxes, each zone in its row.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from fractions import Fraction
 from functools import lru_cache
+from math import ceil
 
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
@@ -273,6 +275,119 @@ def state_mark(state: Look | str, x: int, y: int) -> str:
     return template.format(a=x - 3, b=x - 5, c=x - 4, d=y + 3, e=y - 4) if template else ""
 
 
+# -- Figures drawn on a zone (its hit points left, its chance of a hit): never smaller than
+# LABEL_PX CSS pixels wherever the diagram is drawn, never over one another or a mark, never
+# past the drawing's edge; one that does not fit is left out (the zone's name for screen
+# readers, and the list beside the diagram where there is one, still say it).
+LABEL_PX = 12
+# A combatant's row draws its diagram 7rem high (static/fray.css, ``.combatant .body-diagram
+# svg``): 112 CSS px at a phone's 16 px rem, more on the table display's larger rem.
+ROW_PX = 112
+# Widths in em of a bold figure's characters, on the wide side (DejaVu Sans Bold, the widest
+# usual fallback), and the height of a figure (its digits' cap height, with a margin).
+_EM_WIDTH = {"%": 1.0, " ": 0.35, "\u00a0": 0.35, "\u202f": 0.25, ".": 0.4, ",": 0.4}
+_DIGIT_EM = 0.7
+_FIGURE_EM = 0.8
+_LINE_EM = 1.2  # its whole line (the em box a browser measures): how far apart two figures stay
+_MARK_HALF = 4.5  # a mark's half size, with its stroke
+
+Box = tuple[float, float, float, float]  # left, top, right, bottom
+
+_PATH_TOKEN = re.compile(r"[MmLlHhVvQqCcAaZz]|-?(?:\d+\.?\d*|\.\d+)")
+_PATH_ARGS = {"m": 2, "l": 2, "h": 1, "v": 1, "q": 4, "c": 6, "a": 7, "z": 0}
+
+
+@lru_cache(maxsize=1024)
+def path_box(d: str) -> Box:
+    """The box around path data (of the few commands the shapes here use): its end points and
+    control points, and an arc's whole ellipse (the shapes' arcs are half ellipses), so it may
+    be a little larger than the shape, never smaller."""
+    tokens = _PATH_TOKEN.findall(d)
+    xs: list[float] = []
+    ys: list[float] = []
+    x = y = 0.0
+    start = (0.0, 0.0)
+    command = "M"
+    i = 0
+    while i < len(tokens):
+        if tokens[i].isalpha():
+            command = tokens[i]
+            i += 1
+            if command in "Zz":
+                x, y = start
+                continue
+        kind = command.lower()
+        args = [float(t) for t in tokens[i : i + _PATH_ARGS[kind]]]
+        i += _PATH_ARGS[kind]
+        relative = command.islower()
+        ox, oy = (x, y) if relative else (0.0, 0.0)
+        if kind == "h":
+            x = ox + args[0]
+        elif kind == "v":
+            y = oy + args[0]
+        elif kind == "a":
+            rx, ry = abs(args[0]), abs(args[1])
+            end = (ox + args[5], oy + args[6])
+            cx, cy = (x + end[0]) / 2, (y + end[1]) / 2
+            xs += [cx - rx, cx + rx]
+            ys += [cy - ry, cy + ry]
+            x, y = end
+        else:
+            for k in range(0, len(args) - 2, 2):  # control points
+                xs.append(ox + args[k])
+                ys.append(oy + args[k + 1])
+            x, y = ox + args[-2], oy + args[-1]
+        if kind == "m":
+            start = (x, y)
+            command = "l" if relative else "L"  # further pairs are lines
+        xs.append(x)
+        ys.append(y)
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def figure_width(text: str, size: float) -> float:
+    return sum(_EM_WIDTH.get(ch, _DIGIT_EM) for ch in text) * size
+
+
+def _overlaps(a: Box, b: Box, gap: float = 1) -> bool:
+    """Whether two boxes come closer than ``gap``."""
+    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
+
+
+def _place_figures(
+    wanted: list[tuple[str, str, int, int, Box]],
+    marks: list[Box],
+    size: int,
+    width: int,
+    height: int,
+) -> dict[str, int]:
+    """Where each figure goes: ``wanted`` is (zone, figure, x, y, the zone's box) in the order
+    they claim their place; a figure goes at its y or a line below or above it, inside its
+    zone's height and the drawing, clear of the marks and the figures placed before it. A zone
+    whose figure finds no place is not in the answer."""
+    placed: dict[str, int] = {}
+    lines: list[Box] = []
+    half, half_line = size * _FIGURE_EM / 2, size * _LINE_EM / 2
+    step = ceil(size * _LINE_EM) + 1
+    for zone, text, x, y, zone_box in wanted:
+        half_width = figure_width(text, size) / 2
+        if x - half_width < 0 or x + half_width > width:
+            continue
+        for at in (y, y + step, y - step, y + 2 * step, y - 2 * step):
+            box = (x - half_width, at - half, x + half_width, at + half)
+            line = (x - half_width, at - half_line, x + half_width, at + half_line)
+            inside = box[1] >= max(0, zone_box[1] - 1) and box[3] <= min(height, zone_box[3] + 1)
+            if (
+                inside
+                and not any(_overlaps(box, mark) for mark in marks)
+                and not any(_overlaps(line, other, gap=0) for other in lines)
+            ):
+                placed[zone] = at
+                lines.append(line)
+                break
+    return placed
+
+
 @dataclass(frozen=True)
 class DrawnZone:
     zone: str
@@ -299,6 +414,7 @@ class Diagram:
     listed: tuple[DrawnZone, ...]  # the plan's order, top to bottom
     dead: bool
     odds: bool
+    label_size: int  # the figures' font size, in the drawing's units
 
     # Drawn at 1.5 px per unit: a humanoid is 120 × 168 px, its arms 16 px wide.
     SCALE = Fraction(3, 2)
@@ -349,11 +465,15 @@ def diagram(
     *,
     numbers: bool = True,
     odds: Mapping[Zone | str, Fraction] | None = None,
+    row: bool = False,
 ) -> Diagram:
     """What the template draws: each zone's shape, state, mark, accessible name and the chance
     of a hit on it (when ``odds`` are given). Without ``numbers`` no hit-point figure appears,
-    not even in the accessible names."""
+    not even in the accessible names. ``row``: drawn in a combatant's row (``ROW_PX`` high),
+    else at ``Diagram.SCALE``; the figures are sized for it, and left out where they do not fit."""
     layout = layout_for(plan)
+    scale = Fraction(ROW_PX, layout.height) if row else Diagram.SCALE
+    size = ceil(LABEL_PX / scale)
     specs: dict[Zone, tuple[int, ZoneSpec]] = {s.zone: (i, s) for i, s in enumerate(plan.zones)}
     if state is not None and state.plan != plan:
         state = None if state.plan.zone_keys != plan.zone_keys else state
@@ -387,6 +507,9 @@ def diagram(
                 }
         # A mark and a figure share the zone: the mark above, the figure below.
         marked_at = (shape.x, shape.y - 5) if text else (shape.x, shape.y)
+        figure_at = shape.y
+        if key is not Look.UNHURT and text:
+            figure_at = marked_at[1] + ceil(_MARK_HALF + size * _FIGURE_EM / 2 + 1)
         drawn[zone] = DrawnZone(
             zone=zone.value,
             name=name,
@@ -398,10 +521,27 @@ def diagram(
             label=label,
             mark=state_mark(key, *marked_at),
             text=text,
-            text_y=shape.y if key is Look.UNHURT else shape.y + 4,
+            text_y=figure_at,
             reachable=odds is None or bool(chance),
             hp=hp,
         )
+    marks = [
+        (z.x - _MARK_HALF - 1, z.y - 5 - _MARK_HALF, z.x + _MARK_HALF + 1, z.y - 5 + _MARK_HALF)
+        if z.text
+        else (z.x - _MARK_HALF - 1, z.y - _MARK_HALF, z.x + _MARK_HALF + 1, z.y + _MARK_HALF)
+        for z in drawn.values()
+        if z.mark
+    ]
+    wanted = [
+        (z.zone, z.text, z.x, z.text_y, path_box(z.d))
+        for z in (drawn[spec.zone] for spec in plan.zones)
+        if z.text
+    ]
+    placed = _place_figures(wanted, marks, size, layout.width, layout.height)
+    for zone, found in drawn.items():
+        if found.text:
+            at = placed.get(found.zone)
+            drawn[zone] = replace(found, text="") if at is None else replace(found, text_y=at)
     return Diagram(
         name=body_label(plan.name),
         width=layout.width,
@@ -410,6 +550,7 @@ def diagram(
         listed=tuple(drawn[spec.zone] for spec in plan.zones),
         dead=bool(state and state.dead),
         odds=odds is not None,
+        label_size=size,
     )
 
 
@@ -427,16 +568,17 @@ def render_diagram(
     numbers: bool = True,
     odds: Mapping[Zone | str, Fraction] | None = None,
     tap_url: str | None = None,
+    row: bool = False,
 ) -> SafeString:
     """The diagram as HTML (``templates/combat/_body.html``): see :func:`diagram`; with a
     ``tap_url``, each zone links to ``tap_url?zone=<zone>`` (``&zone=`` after a query)."""
     tap = f"{tap_url}{'&' if '?' in tap_url else '?'}zone=" if tap_url else ""
     drawn = None if state is None else (state.plan, state.damage, state.zone_max, state.dead)
     chances = None if odds is None else frozenset((_odds_key(z), c) for z, c in odds.items())
-    key = (plan, drawn, bool(numbers), chances, tap, get_language())
+    key = (plan, drawn, bool(numbers), chances, tap, bool(row), get_language())
     html = _RENDERED.get(key)
     if html is None:
-        found = diagram(plan, state, numbers=numbers, odds=odds)
+        found = diagram(plan, state, numbers=numbers, odds=odds, row=row)
         html = render_to_string("combat/_body.html", {"d": found, "tap": tap})
         if len(_RENDERED) >= _RENDERED_MAX:
             _RENDERED.clear()

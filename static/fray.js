@@ -21,6 +21,59 @@
       "; path=/; samesite=lax";
   }
 
+  // The table display (display.html): a side with more combatants than its grid holds
+  // (fray.css: --cols × --rows) shows them a page at a time, turning the page by itself and
+  // saying which it is. Measured again at every turn, and whenever a live update replaces a
+  // side (it comes whole, on its first page's place).
+  var display = document.querySelector(".display[data-pager]");
+  if (display) {
+    var PAGE_MS = 8000;
+    var turned = {};
+    var paginate = function () {
+      display.querySelectorAll(".side").forEach(function (side) {
+        var cards = side.querySelectorAll(".combatants > .combatant");
+        var style = getComputedStyle(side);
+        var held = parseInt(style.getPropertyValue("--cols"), 10) *
+          parseInt(style.getPropertyValue("--rows"), 10);
+        var pager = side.querySelector(".pager");
+        var pages = held > 0 ? Math.ceil(cards.length / held) : 1;
+        if (pages < 2 || !isFinite(pages)) {
+          cards.forEach(function (card) { card.removeAttribute("data-off-page"); });
+          if (pager) { pager.remove(); }
+          return;
+        }
+        var page = (turned[side.id] || 0) % pages;
+        cards.forEach(function (card, i) {
+          card.toggleAttribute("data-off-page", Math.floor(i / held) !== page);
+        });
+        if (!pager) {
+          pager = document.createElement("span");
+          pager.className = "pager";
+          var heading = side.querySelector("h2");
+          if (heading) { heading.appendChild(pager); }
+        }
+        pager.textContent = display.dataset.pager
+          .replace("{page}", page + 1).replace("{pages}", pages);
+      });
+      display.querySelectorAll(".side .combatant").forEach(function (card) {
+        card.removeAttribute("data-crowded");
+        card.toggleAttribute("data-crowded", card.scrollHeight > card.clientHeight + 1);
+      });
+    };
+    window.setInterval(function () {
+      display.querySelectorAll(".side").forEach(function (side) {
+        turned[side.id] = (turned[side.id] || 0) + 1;
+      });
+      paginate();
+    }, PAGE_MS);
+    // Data attributes, not classes: htmx's settling puts back the class each new card came with
+    // (base.html's htmx-config) after the swap's own events.
+    window.addEventListener("resize", paginate);
+    document.addEventListener("htmx:oobAfterSwap", paginate);
+    document.addEventListener("htmx:afterSwap", paginate);
+    paginate();
+  }
+
   if (!window.htmx) { return; }
 
   // A LAN reconnects fast: cap the backoff at a few seconds instead of htmx's 64 s.
@@ -193,6 +246,7 @@
   function tapError(kind, detail) {
     var box = document.getElementById("tap-error");
     if (!box) { return; }
+    var shown = !box.hidden;
     box.hidden = !kind;
     failed = null;
     if (detail) {
@@ -206,6 +260,18 @@
     }
     box.querySelector(".retry").hidden = !failed;
     box.querySelector(".message").textContent = kind ? box.dataset[kind] : "";
+    makeRoom(box, shown);
+  }
+
+  // The alert lies over the foot of the screen: the page keeps that much room at its end
+  // (fray.css, --tap-error-room), and what was in view there when it came up (the button just
+  // tapped, a phone's last buttons) moves up above it, so it covers nothing one needs.
+  function makeRoom(box, shown) {
+    var root = document.documentElement;
+    if (box.hidden) { root.style.removeProperty("--tap-error-room"); return; }
+    var room = Math.ceil(window.innerHeight - box.getBoundingClientRect().top);
+    root.style.setProperty("--tap-error-room", room + "px");
+    if (!shown) { window.scrollBy(0, room); }
   }
 
   // A tap's failure waits for its Retry: a form's odds, fetched as one types, failing after

@@ -1,5 +1,6 @@
-"""``{% body_diagram plan state numbers=True odds=None tap_url=None %}``: a body plan's zones
-as an SVG diagram shaded by their state (``combat.bodies``), and the words of hit locations."""
+"""``{% body_diagram plan state numbers=True odds=None tap_url=None row=False %}``: a body
+plan's zones as an SVG diagram shaded by their state (``combat.bodies``), and the words
+of hit locations."""
 
 from __future__ import annotations
 
@@ -23,12 +24,14 @@ def body_diagram(
     numbers: bool = True,
     odds: Mapping[Zone | str, Fraction] | None = None,
     tap_url: str | None = None,
+    row: bool = False,
 ) -> SafeString:
     """The diagram of ``plan`` in ``state`` (None: unhurt). ``numbers``: hit-point figures are
     shown (never when False, not even to screen readers). ``odds``: each zone's chance of a
     hit, drawn on it. ``tap_url``: each zone opens ``tap_url?zone=<zone>`` in the action panel,
-    with a list of the zones beneath as larger targets."""
-    return render_diagram(plan, state, numbers=numbers, odds=odds, tap_url=tap_url)
+    with a list of the zones beneath as larger targets. ``row``: drawn in a combatant's row,
+    smaller (its figures sized for that)."""
+    return render_diagram(plan, state, numbers=numbers, odds=odds, tap_url=tap_url, row=row)
 
 
 @register.simple_tag

@@ -25,7 +25,7 @@ from combat.labels import REASONS
 from combat.lru import Lru
 from combat.payloads import Payload
 from combat.systems import common
-from combat.templatetags.fray import signed
+from combat.templatetags.fray import term
 
 register = template.Library()
 
@@ -52,10 +52,11 @@ def die_source(entered: Any) -> SafeString:
 
 @register.simple_tag
 def mods(mods: Any) -> SafeString:
-    """A roll's modifiers with their reasons, each after a space."""
+    """A roll's modifiers with their reasons, each after a space and signed as a term of the
+    roll's sum ("+ 0 STR", "− 1 attack bonus")."""
     if not isinstance(mods, Iterable) or isinstance(mods, str):
         return SafeString("")
-    pairs = ((signed(value), reason_label(reason)) for value, reason in mods)
+    pairs = ((term(value), reason_label(reason)) for value, reason in mods)
     return format_html_join("", ' <span class="mod">{} {}</span>', pairs)
 
 

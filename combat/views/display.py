@@ -40,12 +40,18 @@ def display(request: HttpRequest, slug: str) -> HttpResponse:
     if built is None:  # removed between the two reads
         raise Http404
     state, view = built[0], built[1][audience]
-    # The very fragments the display's socket sends, so the page and its updates agree.
-    sections = [view.moved, view.banner, *(view.sections[s]() for s in ("party", "foes", "log"))]
+    # The very fragments the display's socket sends, so the page and its updates agree; the
+    # two sides share a box, which the page divides between them (fray.css).
     return render(
         request,
         "combat/display.html",
-        {"encounter": state.encounter, "seq": view.seq, "sections": [*sections, view.marker()]},
+        {
+            "encounter": state.encounter,
+            "seq": view.seq,
+            "sections": [view.moved, view.banner],
+            "sides": [view.sections[s]() for s in ("party", "foes")],
+            "after": [view.sections["log"](), view.marker()],
+        },
     )
 
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from combat import zone_labels
-from combat.bodies import diagram, layout_for, zone_state_key
+from combat.bodies import diagram, figure_width, layout_for, path_box, zone_state_key
 from combat.models import Combatant
 from combat.templatetags.fray import percent
 from rules import hit_location as hl
@@ -54,7 +54,7 @@ VARIANTS = {
     "centipede (insectoid and snake)": CENTIPEDE,
 }
 
-GEOMETRY = {"d", "viewBox", "width", "height", "x", "y"}
+GEOMETRY = {"d", "viewBox", "width", "height", "x", "y", "font-size"}
 
 
 def render(plan, state=None, **options) -> str:
@@ -234,26 +234,119 @@ CASES = [
 
 @pytest.mark.parametrize(("plan", "direction", "band"), CASES)
 def test_the_odds_on_the_diagram_are_the_engines(plan, direction, band):
+    """Each figure drawn is the engine's chance for its zone; a figure with no room is left
+    out (the list under the diagram says every chance, _zone_odds.html)."""
     odds = hl.location_odds(plan, direction, band)
     with translation.override("en"):
         root = parse(render(plan, None, odds=odds, numbers=False))
-    paths = zone_paths(root)
-    labels = {}
-    for path in root.findall(".//text"):
-        zone = next(
-            z for z, p in paths.items() if _anchor(plan, z) == (path.get("x"), path.get("y"))
-        )
-        labels[zone] = path.text
+        found = diagram(plan, None, odds=odds, numbers=False)
+    labels = {z.zone: z.text for z in found.zones if z.text}
     expected = {zone.value: f"{percent(chance)}%" for zone, chance in odds.items() if chance}
-    assert labels == expected
-    assert sum(int(text.rstrip("%")) for text in labels.values()) == 100
-    for zone, path in paths.items():
+    assert labels and labels.items() <= expected.items()
+    assert sorted(t.text for t in root.findall(".//text")) == sorted(labels.values())
+    assert sum(int(text.rstrip("%")) for text in expected.values()) == 100
+    for zone, path in zone_paths(root).items():
         assert ("out" in path.get("class").split()) == (zone not in expected)
 
 
-def _anchor(plan, zone: str) -> tuple[str, str]:
-    shape = dict(layout_for(plan).shapes)[Zone(zone)]
-    return str(shape.x), str(shape.y)
+# The figures on a zone (issue 31: "about 6 CSS px, and the leg labels overlap, '12 '12 %'").
+
+
+def _figure_boxes(found) -> list[tuple[str, tuple[float, float, float, float]]]:
+    size = found.label_size
+    return [
+        (
+            z.zone,
+            (
+                z.x - figure_width(z.text, size) / 2,
+                z.text_y - size * 0.6,  # the whole line, as a browser measures it
+                z.x + figure_width(z.text, size) / 2,
+                z.text_y + size * 0.6,
+            ),
+        )
+        for z in found.zones
+        if z.text
+    ]
+
+
+def _all_drawings():
+    for name, plan in VARIANTS.items():
+        keys = plan.zone_keys
+        state = hurt(plan, **{keys[0].value: 1, keys[len(keys) // 2].value: 9, keys[-1].value: 4})
+        big = hl.new_zone_state(plan, 400)  # two- and three-figure hit points
+        for direction in ("front", "left", "rear", "below"):
+            try:
+                odds = hl.location_odds(plan, direction, "N")
+            except Exception:  # a direction this body cannot be hit from
+                continue
+            yield name, plan, None, {"odds": odds, "numbers": False}
+        for drawn_state in (state, big):
+            yield name, plan, drawn_state, {"numbers": True}
+            yield name, plan, drawn_state, {"numbers": True, "row": True}
+
+
+@pytest.mark.parametrize("language", ["en", "cs"])
+def test_figures_are_12_css_px_at_least_and_never_overlap(language):
+    with translation.override(language):
+        for name, plan, state, options in _all_drawings():
+            found = diagram(plan, state, **options)
+            drawn_px = (
+                Fraction(112, found.height) if options.get("row") else found.SCALE
+            ) * found.label_size
+            assert drawn_px >= 12, (name, options, drawn_px)
+            boxes = _figure_boxes(found)
+            for i, (zone, box) in enumerate(boxes):
+                assert 0 <= box[0] and box[2] <= found.width, (name, zone, box)
+                assert 0 <= box[1] and box[3] <= found.height, (name, zone, box)
+                for other, second in boxes[i + 1 :]:
+                    apart = (
+                        box[2] <= second[0]
+                        or second[2] <= box[0]
+                        or box[3] <= second[1]
+                        or second[3] <= box[1]
+                    )
+                    assert apart, (name, options.keys(), zone, other, box, second)
+
+
+def test_the_legs_odds_both_show_without_overlapping():
+    """The report's "12 '12 %": a humanoid's two legs, side by side, each with its chance."""
+    plan = hl.body_plan("humanoid")
+    odds = hl.location_odds(plan, "front", "N")
+    with translation.override("cs"):
+        found = diagram(plan, None, odds=odds, numbers=False)
+    legs = {z.zone: z for z in found.zones if z.zone.endswith("_leg")}
+    assert all(z.text for z in legs.values()), "both legs' chances fit, one under the other"
+    assert legs["left_leg"].text_y != legs["right_leg"].text_y
+    assert dict(_figure_boxes(found)).keys() >= {"left_leg", "right_leg"}
+
+
+def test_a_row_draws_its_figures_larger_in_its_units():
+    plan = hl.body_plan("humanoid")
+    state = hurt(plan, chest=2)
+    assert diagram(plan, state, row=True).label_size == 12  # 112 units in 112 px
+    assert diagram(plan, state).label_size == 8  # at 1.5 px a unit
+    html = Template("{% load bodies %}{% body_diagram plan state numbers=True row=True %}").render(
+        Context({"plan": plan, "state": state})
+    )
+    assert parse(html).find("svg").get("font-size") == "12"
+
+
+def test_a_figure_with_no_room_is_left_out_and_still_said():
+    """A snake's head is too small for a three-figure number beside its neighbours' at a
+    row's size: left out of the drawing, still in the zone's name for screen readers."""
+    plan = hl.body_plan("humanoid", wings=True)
+    state = hl.new_zone_state(plan, 4000)
+    found = diagram(plan, state, row=True)
+    left_out = [z for z in found.zones if not z.text]
+    assert left_out, "some four-figure numbers do not fit"
+    for z in left_out:
+        assert re.search(r"\d+ of \d+ hit points", z.label), z.label
+
+
+def test_a_path_box_holds_its_shape():
+    assert path_box("M15 25h11l-1 42h-9z") == (15, 25, 26, 67)
+    assert path_box("M30 50a10 11 0 1 0 20 0a10 11 0 1 0 -20 0z") == (30, 39, 50, 61)
+    assert path_box("M26 27L1 3l3 36 12-4z") == (1, 3, 26, 39)
 
 
 def test_the_odds_are_said_with_each_zone():

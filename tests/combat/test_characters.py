@@ -523,7 +523,7 @@ def test_a_save_against_magic_adds_the_stored_wis_and_says_so(referee, encounter
         assert entry.data["roll"]["mods"] == mods
         assert entry.data["roll"]["success"] is (who == sage)
     page = referee.get(_url("log", encounter)).content.decode()
-    assert "+2 WIS" in page
+    assert "+\N{NO-BREAK SPACE}2 WIS" in page  # a term of the sum, signed
 
 
 # --- monsters that save as a class ("Save As: F3") -------------------------------------------

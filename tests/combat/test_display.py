@@ -335,3 +335,25 @@ async def test_a_referee_browser_showing_the_display_shows_what_players_see(live
     socket, snapshot = await _open(referee, encounter.slug)
     assert "Goblin" in snapshot and "Wight" not in snapshot and "13/13" not in snapshot
     await socket.disconnect()
+
+
+# --- one h1 a page (issue 31: axe's page-has-heading-one on the player's page) ---------------
+
+
+def test_every_table_page_has_one_h1_the_encounters_name(encounter, referee, player):
+    display = _display(encounter)
+    pages = {
+        "referee": referee.get(reverse("encounter", args=[encounter.slug])),
+        "player": player.get(reverse("encounter", args=[encounter.slug])),
+        "display": display.get(reverse("display", args=[encounter.slug])),
+    }
+    for who, page in pages.items():
+        html = page.content.decode()
+        headings = re.findall(r"<h1\b[^>]*>(.*?)</h1>", html, re.S)
+        assert headings == [encounter.name], (who, headings)
+
+
+def test_the_display_holds_its_sides_in_one_box_and_words_for_its_pages(encounter):
+    html = _display(encounter, "cs").get(reverse("display", args=[encounter.slug]))
+    assert 'data-pager="' in html.content.decode()
+    assert 'class="sides"' in html.content.decode()  # the two sides share one box

@@ -33,8 +33,8 @@ def hit_outcome(roll) -> str:
 def test_a_roll_line_says_the_die_its_source_its_modifiers_and_what_it_needs() -> None:
     assert roll_line(ROLL) == (
         '<div class="roll">1d20: <span class="natural">15</span> <span class="die-source '
-        'entered">typed in</span> <span class="mod">+2 STR</span> = <strong>17</strong> · '
-        "needs 14+</div>"
+        'entered">typed in</span> <span class="mod">+\N{NO-BREAK SPACE}2 STR</span> = '
+        "<strong>17</strong> · needs 14+</div>"
     )
     assert roll_line(ROLL | {"entered": False, "mods": []}, under=True).endswith(
         '<span class="die-source server">server roll</span> = <strong>17</strong> · '
@@ -65,7 +65,8 @@ def test_a_roll_line_is_written_the_way_the_language_writes_dice(language, expec
 def test_names_and_reasons_are_escaped_and_minus_is_a_real_minus() -> None:
     html = mods([[-1, "<b>odd</b>"], [0, "str"]])
     assert (
-        html == ' <span class="mod">−1 &lt;b&gt;odd&lt;/b&gt;</span> <span class="mod">0 STR</span>'
+        html == ' <span class="mod">−\N{NO-BREAK SPACE}1 &lt;b&gt;odd&lt;/b&gt;</span> '
+        '<span class="mod">+\N{NO-BREAK SPACE}0 STR</span>'
     )
     assert mods("") == "" and mods(None) == ""
 
@@ -75,7 +76,7 @@ def test_another_system_s_line_has_its_own_die_and_reasons() -> None:
     roll |= {"total": 5, "needed": 3}
     html = _drawn("{% system_roll_line r %}", r=roll)
     assert html.startswith('<div class="roll">1d6: <span class="natural">4</span>')
-    assert '<span class="mod">+1 attack bonus</span>' in html
+    assert '<span class="mod">+\N{NO-BREAK SPACE}1 attack bonus</span>' in html
     assert html == roll_line(roll), "one line for every system"
 
 
@@ -113,8 +114,8 @@ def test_a_damage_line_says_its_dice_and_when_a_hit_dealt_at_least_one() -> None
     damage |= {"total": 1, "outcome": "minimum"}
     assert _drawn("{% damage_line d %}", d=damage) == (
         '<div class="damage">Damage 1d6: [&lt;3&gt;] <span class="die-source server">server '
-        'roll</span> <span class="mod">−2 STR</span> = <strong>1</strong> <small>(a hit deals '
-        "at least 1)</small></div>"
+        'roll</span> <span class="mod">−\N{NO-BREAK SPACE}2 STR</span> = <strong>1</strong> '
+        "<small>(a hit deals at least 1)</small></div>"
     )
     with translation.override("cs"):
         assert "Zranění 1k6: [" in _drawn("{% damage_line d %}", d=damage)
@@ -154,3 +155,68 @@ def test_a_line_is_drawn_once_and_kept_by_everything_it_shows(settings) -> None:
     settings.USE_THOUSAND_SEPARATOR = False
     assert "1234" in roll_line(big)
     assert hit_outcome(ROLL) != over and "Hit!" in hit_outcome(ROLL | {"success": True})
+
+
+# --- every sum in the log writes its signs (issue 31) ----------------------------------------
+
+
+def _text(html: str) -> str:
+    """What a reader sees: tags gone, every run of spaces (a no-break one too) one space."""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html)).strip()
+
+
+def test_a_term_writes_its_sign_apart_from_its_number_and_keeps_them_on_one_line() -> None:
+    from combat.templatetags.fray import term
+
+    assert term(2) == "+\N{NO-BREAK SPACE}2"
+    assert term(0) == "+\N{NO-BREAK SPACE}0"
+    assert term(-1) == "−\N{NO-BREAK SPACE}1"  # a real minus sign, not a hyphen
+    assert term("3") == "+\N{NO-BREAK SPACE}3"
+
+
+def test_dolmenwood_s_sum_has_a_sign_before_every_term() -> None:
+    """The table's report: "16 typed in 0 attack bonus 0 STR = 16" read as a list, not a sum."""
+    roll = {"natural": 16, "entered": True, "total": 16, "needed": 14}
+    roll |= {"mods": [[0, "attack_bonus"], [0, "str"]]}
+    said = _text(_drawn("{% system_roll_line r %}", r=roll))
+    assert said == "1d20: 16 typed in + 0 attack bonus + 0 STR = 16 · needs 14+"
+    roll |= {"mods": [[2, "attack_bonus"], [-1, "str"]], "total": 17}
+    said = _text(_drawn("{% system_roll_line r %}", r=roll))
+    assert "16 typed in + 2 attack bonus − 1 STR = 17" in said
+
+
+def test_a_damage_sum_and_an_ability_check_sum_have_their_signs() -> None:
+    damage = {"expr": "1d8", "dice": [5], "entered": False, "mods": [[1, "str"]], "total": 6}
+    assert "[5] server roll + 1 STR = 6" in _text(_drawn("{% damage_line d %}", d=damage))
+    check = {"natural": 9, "entered": True, "mods": [[-2, "str"]], "total": 7, "needed": 12}
+    assert "9 typed in − 2 STR = 7" in _text(roll_line(check, under=True))
+
+
+@pytest.mark.parametrize("language", ["cs", "ru", "uk"])
+def test_the_signs_are_written_in_every_language(language) -> None:
+    with translation.override(language):
+        html = mods([[0, "str"], [-3, "str"]])
+    assert _text(html).startswith("+ 0 ") and " − 3 " in _text(html)
+
+
+def test_becmi_s_own_sums_have_their_signs() -> None:
+    """BECMI draws its strikes, wrestling and holds with its own roll line (becmi/_roll.html):
+    the same signs."""
+    from django.template.loader import render_to_string
+
+    roll = {"natural": 12, "entered": False, "mods": [[0, "str"], [-1, "str"]], "total": 11}
+    said = _text(render_to_string("becmi/_roll.html", {"r": roll | {"needed": 10}}))
+    assert said == "1d20: 12 server roll + 0 STR − 1 STR = 11 · needs 10+"
+    wrestling = {
+        "becmi": "wrestle",
+        "attacker": "Bruno",
+        "defender": "Ogre",
+        "attacker_roll": {"natural": 14, "entered": True, "mods": [[3, "str"]], "total": 17},
+        "defender_roll": {"natural": 6, "entered": True, "mods": [[-2, "str"]], "total": 4},
+        "winner": "attacker",
+        "before": "free",
+        "hold": "held",
+    }
+    said = _text(render_to_string("becmi/_special_log.html", {"d": wrestling}))
+    assert "Bruno: 1d20 14 typed in + 3 STR = 17" in said
+    assert "Ogre: 1d20 6 typed in − 2 STR = 4" in said

@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from .test_accessibility import Audit, choose_theme
 from .test_rounds import in_language, roll, round_button
 from .test_table import (
+    act_on,
     add_character,
     add_monsters,
     combatant,
@@ -168,3 +169,131 @@ def test_the_display_passes_axe_in_both_themes(theme, referee, new_context):
     choose_theme(tv, theme)
     audit.check(tv, "table display")
     audit.assert_clean()
+
+
+# --- Twelve at a glance (issue 31): "two combatants per column fit; the bleeding thief and a
+# bandit were below the edge of a screen no one can scroll" -------------------------------------
+
+SCREENS = [(1920, 1080), (1280, 800)]
+
+
+def a_table_of_twelve(referee: Page) -> None:
+    """Hit locations on; four in the party, eight bandits; a fight under way; a wound and
+    a few rolls in the log."""
+    from .test_zones import turn_on_hit_locations
+
+    create_encounter(referee, "The bandits' ford")
+    turn_on_hit_locations(referee)
+    for name in ("Aldric", "Bára", "Thief of Lysander", "Wendeline"):
+        add_character(referee, name, ac=4, hp=40, thac0=17, str_score=13)
+    add_monsters(referee, 8, "Bandit", ac=7, hit_dice="2")
+    panel = open_panel(referee, "Start a fight")
+    panel.locator("#id_party_die").fill("5")
+    panel.locator("#id_foes_die").fill("4")
+    swap_panel(referee, panel.get_by_role("button", name="Start"))
+    expect(fresh(panel, "h2")).to_have_text("Initiative")
+    for name in ("Thief of Lysander", "Bandit 8"):
+        condition = swap_panel(referee, act_on(referee, name).get_by_role("link", name="Condition"))
+        condition.locator("#id_kind").select_option("asleep")
+        condition.locator("#id_duration").fill("2")
+        swap_panel(referee, condition.get_by_role("button", name="Add"))
+        expect(combatant(referee, name).locator(".condition")).to_be_visible()
+    free_roll(referee, "Torches gutter", dice="1d20")
+    free_roll(referee, "Rope holds", dice="1d6")
+
+
+def inside(inner: dict, outer: dict) -> bool:
+    return (
+        inner["x"] >= outer["x"] - 0.5
+        and inner["y"] >= outer["y"] - 0.5
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 0.5
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 0.5
+    )
+
+
+def everyone_on_screen(tv: Page, width: int, height: int) -> list[str]:
+    """The names of every combatant shown whose box lies wholly inside the screen."""
+    return tv.evaluate(
+        """([width, height]) => [...document.querySelectorAll('.display li.combatant')]
+            .filter(li => li.getClientRects().length)
+            .filter(li => { const r = li.getBoundingClientRect();
+                return r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= height
+                    && r.right <= width; })
+            .map(li => li.querySelector('.name').textContent.trim())""",
+        [width, height],
+    )
+
+
+@pytest.mark.parametrize(("width", "height"), SCREENS)
+def test_twelve_with_hit_locations_fit_the_screen_readable_across_a_room(
+    width, height, referee, new_context
+):
+    a_table_of_twelve(referee)
+    tv = open_display(referee, new_context, viewport={"width": width, "height": height})
+    expect(tv.locator(".display li.combatant")).to_have_count(12)
+    expect(combatant(tv, "Bandit 8").locator(".body-diagram svg")).to_be_visible()
+    expect(tv.locator("#log-entries > .entry").first).to_contain_text("Rope holds")
+    shown = everyone_on_screen(tv, width, height)
+    assert len(shown) == 12, shown  # every one of them, nothing below the edge
+    expect(tv.locator(".display .pager:visible")).to_have_count(0)  # no paging needed
+    assert tv.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
+    assert_fits_the_screen(tv)
+    # Large type: names, health words, the newest roll; the body's figures where they fit.
+    scale = width / 1920
+    name = combatant(tv, "Thief of Lysander").locator(".name")
+    assert font_px(name) >= 26 * scale, font_px(name)
+    assert font_px(combatant(tv, "Bandit 3").locator(".health")) >= 22 * scale
+    assert font_px(tv.locator("#log-entries > .entry").first) >= 30 * scale
+    for name in ("Thief of Lysander", "Bandit 8"):  # a condition, whole, in its card
+        card, asleep = combatant(tv, name), combatant(tv, name).locator(".condition")
+        expect(asleep).to_contain_text("asleep")
+        assert inside(asleep.bounding_box(), card.bounding_box()), name
+        assert font_px(asleep) >= 22 * scale, font_px(asleep)
+    figures = tv.evaluate(
+        """() => [...document.querySelectorAll('.display .body-diagram svg')].map(svg => {
+            const scale = svg.getBoundingClientRect().height / svg.viewBox.baseVal.height;
+            return parseFloat(getComputedStyle(svg).fontSize) * scale; })"""
+    )
+    assert len(figures) == 12 and min(figures) >= 12 * max(scale, 1), figures
+
+
+def test_more_than_fit_page_by_themselves(referee, new_context):
+    """Twenty bandits: the foes are shown a page at a time, the pages turning by themselves,
+    each saying which it is; every bandit shown in turn, none ever past the screen's edge."""
+    create_encounter(referee, "The bandits' camp")
+    from .test_zones import turn_on_hit_locations
+
+    turn_on_hit_locations(referee)
+    add_character(referee, "Aldric", ac=4, hp=40, thac0=17, str_score=13)
+    add_monsters(referee, 24, "Bandit", ac=7, hit_dice="2")
+    tv = open_display(referee, new_context, viewport={"width": 1280, "height": 800})
+    pager = tv.locator("#foes .pager")
+    expect(pager).to_have_text(re.compile(r"^page 1 of [23]$"))
+    pages = int(pager.inner_text().rsplit(" ", 1)[1])
+    cards = tv.locator(".display li.combatant:visible")
+    seen: list[set[str]] = []
+    for page in range(1, pages + 1):
+        expect(pager).to_have_text(f"page {page} of {pages}")
+        shown = everyone_on_screen(tv, 1280, 800)
+        assert len(shown) == cards.count() <= 16, shown  # a page: each card whole on screen
+        seen.append(set(shown) - {"Aldric"})
+    bandits = [name for page in seen for name in page]
+    assert sorted(bandits) == sorted(f"Bandit {n}" for n in range(1, 25)), seen  # once each
+    expect(pager).to_have_text(f"page 1 of {pages}")  # and round again
+    assert tv.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
+    # A live update replaces the foes whole: still a page at a time, all of it on the screen.
+    condition = swap_panel(
+        referee, act_on(referee, "Bandit 2").get_by_role("link", name="Condition")
+    )
+    condition.locator("#id_kind").select_option("asleep")
+    condition.locator("#id_duration").fill("2")
+    swap_panel(referee, condition.get_by_role("button", name="Add"))
+    expect(combatant(tv, "Bandit 2").locator(".condition")).to_have_count(1)
+    expect(pager).to_be_visible()
+    tv.wait_for_function(  # Aldric and a page of the foes, whichever page it is by now
+        """sizes => sizes.includes([...document.querySelectorAll('.display li.combatant')]
+            .filter(li => li.getClientRects().length).length)""",
+        arg=[len(page) + 1 for page in seen],
+    )
+    shown = everyone_on_screen(tv, 1280, 800)
+    assert len(shown) == cards.count(), shown

@@ -104,7 +104,7 @@ def test_a_skill_check_and_a_doom_save_from_a_ukrainian_phone(referee, phone):
     expect(result).to_contain_text("МДР")
     doom = referee.locator("#log .entry.save").first
     expect(doom).to_contain_text("Wendeline: saving throw vs Doom")
-    expect(doom).to_contain_text("+2 WIS")
+    expect(doom).to_contain_text("+ 2 WIS")
     expect(doom).to_contain_text("Success")
     # The phone's own log says both in Ukrainian.
     expect(anna.locator("#log .entry.save").first).to_contain_text("Загибель")
