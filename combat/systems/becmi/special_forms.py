@@ -76,7 +76,8 @@ class StrikeForm(RollForm):
         label=_("Blow"), choices=list(BLOWS.items()), initial="punch", required=False
     )
     haymaker = forms.BooleanField(
-        label=_("Haymaker: loses initiative, −5 to hit; the defender saves at −4, no size limit"),
+        label=_("Haymaker"),
+        help_text=_("Loses initiative, −5 to hit; the defender saves at −4; no size limit."),
         required=False,
     )
     pulled = forms.BooleanField(label=_("Pull the blow (no damage)"), required=False)
@@ -694,10 +695,10 @@ class BoardingForm(RollForm):
     dice_fields = ("natural", "damage_dice")
     kept = ("actor", "target", "boarding", "target_boarding", "damage", "secret")
     boarding = forms.BooleanField(
-        label=_("The attacker is boarding (−2 to hit)"), required=False, initial=True
+        label=_("Attacker boarding"), help_text=_("−2 to hit."), required=False, initial=True
     )
     target_boarding = forms.BooleanField(
-        label=_("The target is boarding (its AC 2 worse)"), required=False
+        label=_("Target boarding"), help_text=_("Its AC is 2 worse."), required=False
     )
     damage = DiceField(label=_("Damage"), max_length=40, required=False, initial="1d6")
     damage_dice = EnteredDiceField(
