@@ -19,10 +19,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from django.template.loader import render_to_string
-
 from combat import payloads, registry
 from combat.fragments import tidy
+from combat.jinja import render
 from combat.models import LogEntry
 from combat.unseen import for_players
 
@@ -57,26 +56,26 @@ class _Drawing:
             "show_numbers": self.show_numbers,
             "d": self.d,
         }
-        return tidy(render_to_string(name, context | extra))
+        return tidy(render(name, context | extra))
 
     def meta(self) -> str:
-        return self.template("combat/log/_meta.html")
+        return self.template("combat/log/_meta.jinja")
 
     def text(self) -> list[str]:
         entry, d, kind = self.entry, self.d, self.entry.kind
         if entry.secret and not self.referee:
             # What a secret entry did to what players see, and nothing else.
-            return [self.template("combat/log/_secret.html")]
+            return [self.template("combat/log/_secret.jinja")]
         data = entry.data
         drawing = registry.drawing_entry(data) if isinstance(data, dict) else ""
         if drawing:  # a rules system's own entry (the registry says whose)
             return [self.template(drawing)]
         if kind == "attack" and d.get("skipped"):
-            return [self.template("combat/_log_group.html", part="skipped")]
+            return [self.template("combat/_log_group.jinja", part="skipped")]
         if kind in KINDS:
-            return [self.template(f"combat/log/_{kind}.html")]
+            return [self.template(f"combat/log/_{kind}.jinja")]
         if kind == "zone":
-            return [self.template("combat/_zone_log.html", part="zone")]
+            return [self.template("combat/_zone_log.jinja", part="zone")]
         if kind in ("combat", "initiative", "turn", "morale", "condition"):
-            return [self.template("combat/_log_round.html")]
+            return [self.template("combat/_log_round.jinja")]
         return []

@@ -19,6 +19,7 @@ from django.utils.translation import get_language
 
 from combat.entry_text import body_html
 from combat.fragments import drawn, entry_notice, part_notice, row_notice, tidy
+from combat.jinja import render
 from combat.lru import Lru
 from combat.models import Combatant, ConditionKind, LogEntry, Side
 
@@ -77,7 +78,7 @@ def entry_html(
         "csrf_token": csrf_token,
         "next_path": next_path,
     }
-    return tidy(render_to_string("combat/log/_entry.html", context))
+    return tidy(render("combat/log/_entry.jinja", context))
 
 
 @register.simple_tag(takes_context=True)
