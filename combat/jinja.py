@@ -102,6 +102,18 @@ class Loader(jinja2.FileSystemLoader):
         return (source if as_written(template) else strip_indentation(source)), filename, uptodate
 
 
+class Context(jinja2.runtime.Context):
+    """Jinja's template context, which finds the Django libraries' simple tags after the
+    template's values and the globals: they are kept apart from the globals, which Jinja
+    copies into the context of every template and include it draws."""
+
+    def resolve_or_missing(self, key: str) -> Any:
+        value = super().resolve_or_missing(key)
+        if value is jinja2.utils.missing:
+            return self.environment.django_tags.get(key, value)  # type: ignore[attr-defined]
+        return value
+
+
 def _is_none(value: Any) -> bool:
     """Django's ``is None``: a missing value is None."""
     return value is None or isinstance(value, jinja2.Undefined)
@@ -199,8 +211,9 @@ def environment(**options: Any) -> jinja2.Environment:
     env.tests["none"] = _is_none
     filters, tags = django_filters_and_tags()
     env.filters.update({k: v for k, v in filters.items() if k not in env.filters})
-    env.globals.update({k: v for k, v in tags.items() if k not in env.globals})
     env.globals.setdefault("url", url)
+    env.extend(django_tags={k: v for k, v in tags.items() if k not in env.globals})
+    env.context_class = Context
     return env
 
 
