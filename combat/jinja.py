@@ -128,7 +128,9 @@ def _filter(function: Callable[..., Any]) -> Callable[..., Any]:
         return function
 
     def call(value: Any, *args: Any) -> Any:
-        out = function(value, *args, autoescape=True) if needs_autoescape else function(value, *args)
+        out = (
+            function(value, *args, autoescape=True) if needs_autoescape else function(value, *args)
+        )
         if is_safe and isinstance(value, SafeData) and isinstance(out, str):
             return mark_safe(out)
         return out

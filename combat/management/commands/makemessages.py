@@ -28,7 +28,7 @@ def messages_as_python(source: str) -> str:
     lines = [""] * (source.count("\n") + 1)
     for line, function, message in jinja_env().extract_translations(source):  # type: ignore[attr-defined]
         name, count = _CALLS[function]
-        strings = (message,) if isinstance(message, str) else tuple(message)[:count]
+        strings = (message,) if isinstance(message, str | None) else tuple(message)[:count]
         if not all(isinstance(s, str) for s in strings):
             continue  # a message that is not a literal: nothing to translate
         call = f"{name}({', '.join(repr(s) for s in strings)})"
