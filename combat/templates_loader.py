@@ -26,7 +26,9 @@ is Django's rule); a long ``{% blocktranslate %}`` can, with ``trimmed``.
 
 Only the project's own templates are read this way (the DIRS and the template folders of the
 ``combat`` apps); third-party apps' templates are read as they are, by Django's loader after
-this one.
+this one. The log's Jinja templates (``combat.jinja``) are read by the same rules, those
+written for ``combat.fragments.tidy`` as written too (:func:`as_written`); Jinja's
+blocktranslate, ``{% trans %}``, spanning lines is kept as a ``{% blocktranslate %}`` is.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Fragments of the live view: a combatant's row and a log entry, each drawn by its template
-(``combat/_combatant.html``, ``combat/log/_entry.html``); and the languages the page offers.
+(``combat/_combatant.html``; ``combat/log/_entry.jinja``, Jinja's, as the entry's text:
+``combat.entry_text``); and the languages the page offers.
 
 The log is append-only: an entry's text never changes, except for the badge an undo adds, so
 its body is cached by entry, undo, language and audience (the referee; players, who see their
@@ -65,7 +66,7 @@ def entry_html(
     next_path: str = "",
 ) -> str:
     """A log entry as a list item, as the log, an action's answer and every socket show it
-    (``combat/log/_entry.html``): numbered the referee's way or the players', with the
+    (``combat/log/_entry.jinja``): numbered the referee's way or the players', with the
     referee's undo button while it can be undone."""
     context = {
         "entry": entry,

@@ -1,7 +1,11 @@
 """A log entry's building blocks, for every rules system: a roll's line, an attack's outcome,
-a hit's damage (each drawn by its template in ``templates/combat/log/``), and the two pieces
-that come mid-sentence, where a template's closing newline would show: where a die came from,
-and a roll's modifiers with their reasons.
+a hit's damage (each drawn by its Jinja template in ``templates/jinja2/combat/log/``), and the
+two pieces that come mid-sentence, where a template's closing newline would show: where a die
+came from, and a roll's modifiers with their reasons.
+
+They are Django simple tags, and the log's Jinja templates call them by the same names
+(``{{ roll_line(d.roll) }}``: ``combat.jinja`` offers every installed library's simple tags),
+so either engine's templates may draw them.
 
 The rolls they draw are an entry's typed parts (``combat.payloads.Roll``, ``DamageRoll``, or a
 system's subclass); a plain dict of the same keys draws alike (``r.total`` is a key or an
