@@ -152,3 +152,11 @@ def test_makemessages_reads_a_jinja_template_s_messages_on_their_lines():
     assert lines[2] == "gettext('a %(x)s%% chance')"  # as Django's blocktranslate stores it
     assert lines[3] == "ngettext('%(n)s day', '%(n)s days')"
     assert lines[8] == "pgettext('die letter', 'd')"  # a message that is a name: none
+
+
+def test_a_roll_without_a_total_is_a_miss_as_django_drew_it():
+    """Django's ``{% if None < 12 %}`` is false; Jinja would raise: the template asks first."""
+    from combat.templatetags.roll_lines import hit_outcome
+
+    drawn = hit_outcome({"needed": 12, "total": None, "success": False})
+    assert '<div class="outcome failure">Miss.</div>' in drawn
