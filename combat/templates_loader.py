@@ -26,7 +26,9 @@ is Django's rule); a long ``{% blocktranslate %}`` can, with ``trimmed``.
 
 Only the project's own templates are read this way (the DIRS and the template folders of the
 ``combat`` apps); third-party apps' templates are read as they are, by Django's loader after
-this one.
+this one. The log's Jinja templates (``combat.jinja``) are read by the same rules, those
+written for ``combat.fragments.tidy`` as written too (:func:`as_written`); Jinja's
+blocktranslate, ``{% trans %}``, spanning lines is kept as a ``{% blocktranslate %}`` is.
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ TAG_STARTS = ("{%", "{{", "{#", "<")
 # blocktranslate's, which is its message id as makemessages reads it from the file (with
 # ``trimmed``, Django joins its lines; without, their line breaks are in it).
 _RAW_OPEN = re.compile(
-    r"<(?P<element>pre|textarea|script|style)\b|\{%\s*(?P<tag>blocktrans(?:late)?)\b", re.IGNORECASE
+    r"<(?P<element>pre|textarea|script|style)\b|\{%\s*(?P<tag>blocktrans(?:late)?|trans)\b",
+    re.IGNORECASE,
 )
 _INDENT = " \t"
 
@@ -53,6 +56,8 @@ _INDENT = " \t"
 def _closing(raw: str) -> re.Pattern[str]:
     if raw.startswith("blocktrans"):
         return re.compile(r"\{%\s*endblocktrans(?:late)?\s*%\}")
+    if raw == "trans":  # Jinja's blocktranslate (combat.jinja)
+        return re.compile(r"\{%\s*endtrans\s*%\}")
     return re.compile(rf"</{raw}\s*>", re.IGNORECASE)
 
 
@@ -135,7 +140,8 @@ def own_template_dirs() -> list[Path]:
 # log entries and rows) or for Django's form renderer: read as written, their line breaks being
 # where that space goes.
 AS_WRITTEN = ("combat/log/", "combat/forms/", "django/forms/", "combat/_combatant.html")
-AS_WRITTEN_ENDINGS = ("/_log_attack.html",)  # a rules system's attack, extending combat/log/'s
+# A rules system's attack, extending combat/log/'s.
+AS_WRITTEN_ENDINGS = ("/_log_attack.html", "/_log_attack.jinja")
 
 
 def as_written(name: str) -> bool:

@@ -259,7 +259,7 @@ class Roll(Payload):
     entries written before dice said where they came from),
     modifiers (``[value, reason key]`` pairs), total, the number it needed, and whether it
     succeeded. What only some rolls say is stored only when they say it, and every roll line
-    reads it (``combat/log/_roll_line.html``, ``_hit.html``): the die's ``sides`` (None: a d20),
+    reads it (``combat/log/_roll_line.jinja``, ``_hit.jinja``): the die's ``sides`` (None: a d20),
     whether the natural alone decided it (``automatic``), the armour class an attack hit
     (``hit_ac``: B/X's matrix)."""
 

@@ -73,7 +73,7 @@ class Save(Payload):
     roll: Roll | None = None
     damage: SaveDamage | None = None
     killed: bool | None = omitted()
-    revived: bool = omitted(False)  # never: a save heals no one (combat/log/_fate.html asks)
+    revived: bool = omitted(False)  # never: a save heals no one (combat/log/_fate.jinja asks)
 
 
 @kind("check")

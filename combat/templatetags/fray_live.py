@@ -1,5 +1,6 @@
 """Fragments of the live view: a combatant's row and a log entry, each drawn by its template
-(``combat/_combatant.html``, ``combat/log/_entry.html``); and the languages the page offers.
+(``combat/_combatant.html``; ``combat/log/_entry.jinja``, Jinja's, as the entry's text:
+``combat.entry_text``); and the languages the page offers.
 
 The log is append-only: an entry's text never changes, except for the badge an undo adds, so
 its body is cached by entry, undo, language and audience (the referee; players, who see their
@@ -19,6 +20,7 @@ from django.utils.translation import get_language
 
 from combat.entry_text import body_html
 from combat.fragments import drawn, entry_notice, part_notice, row_notice, tidy
+from combat.jinja import render
 from combat.lru import Lru
 from combat.models import Combatant, ConditionKind, LogEntry, Side
 
@@ -64,7 +66,7 @@ def entry_html(
     next_path: str = "",
 ) -> str:
     """A log entry as a list item, as the log, an action's answer and every socket show it
-    (``combat/log/_entry.html``): numbered the referee's way or the players', with the
+    (``combat/log/_entry.jinja``): numbered the referee's way or the players', with the
     referee's undo button while it can be undone."""
     context = {
         "entry": entry,
@@ -77,7 +79,7 @@ def entry_html(
         "csrf_token": csrf_token,
         "next_path": next_path,
     }
-    return tidy(render_to_string("combat/log/_entry.html", context))
+    return tidy(render("combat/log/_entry.jinja", context))
 
 
 @register.simple_tag(takes_context=True)

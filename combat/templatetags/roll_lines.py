@@ -1,7 +1,11 @@
 """A log entry's building blocks, for every rules system: a roll's line, an attack's outcome,
-a hit's damage (each drawn by its template in ``templates/combat/log/``), and the two pieces
-that come mid-sentence, where a template's closing newline would show: where a die came from,
-and a roll's modifiers with their reasons.
+a hit's damage (each drawn by its Jinja template in ``templates/jinja2/combat/log/``), and the
+two pieces that come mid-sentence, where a template's closing newline would show: where a die
+came from, and a roll's modifiers with their reasons.
+
+They are Django simple tags, and the log's Jinja templates call them by the same names
+(``{{ roll_line(d.roll) }}``: ``combat.jinja`` offers every installed library's simple tags),
+so either engine's templates may draw them.
 
 The rolls they draw are an entry's typed parts (``combat.payloads.Roll``, ``DamageRoll``, or a
 system's subclass); a plain dict of the same keys draws alike (``r.total`` is a key or an
@@ -16,11 +20,11 @@ from typing import Any
 
 from django import template
 from django.conf import settings
-from django.template.loader import render_to_string
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, pgettext
 
+from combat.jinja import render
 from combat.labels import REASONS
 from combat.lru import Lru
 from combat.payloads import Payload
@@ -74,17 +78,17 @@ def _line(template_name: str, name: str, part: Any, **extra: Any) -> SafeString:
     try:
         said = json.dumps(stored, sort_keys=True)
     except (TypeError, ValueError):  # not JSON at all: drawn as it is, not kept
-        return mark_safe(render_to_string(template_name, context))
+        return mark_safe(render(template_name, context))
     key = (template_name, said, tuple(sorted(extra.items())), get_language())
     key += (settings.USE_THOUSAND_SEPARATOR,)
-    return mark_safe(LINES.fetch(key, lambda: render_to_string(template_name, context)))
+    return mark_safe(LINES.fetch(key, lambda: render(template_name, context)))
 
 
 @register.simple_tag
 def roll_line(roll: Any, under: bool = False) -> SafeString:
     """A roll (a ``Roll`` payload, or its dict) against a number: over it (attacks, saves), or
-    ``under`` it (ability checks); ``combat/log/_roll_line.html``."""
-    return _line("combat/log/_roll_line.html", "r", roll, under=bool(under))
+    ``under`` it (ability checks); ``combat/log/_roll_line.jinja``."""
+    return _line("combat/log/_roll_line.jinja", "r", roll, under=bool(under))
 
 
 # Another system's roll says its own die: the same line.
@@ -94,15 +98,15 @@ register.simple_tag(roll_line, name="system_roll_line")
 @register.simple_tag
 def hit_outcome(roll: Any) -> SafeString:
     """An attack's outcome (its roll: a payload, or its dict), for every system
-    (``combat/log/_hit.html``)."""
-    return _line("combat/log/_hit.html", "r", roll)
+    (``combat/log/_hit.jinja``)."""
+    return _line("combat/log/_hit.jinja", "r", roll)
 
 
 @register.simple_tag
 def damage_line(damage: Any) -> SafeString:
     """A hit's damage (a ``DamageRoll`` payload, or its dict), for every system
-    (``combat/log/_damage_line.html``)."""
-    return _line("combat/log/_damage_line.html", "damage", damage)
+    (``combat/log/_damage_line.jinja``)."""
+    return _line("combat/log/_damage_line.jinja", "damage", damage)
 
 
 @register.filter

@@ -26,6 +26,7 @@ from .toy_system.system import SYSTEM
 pytestmark = pytest.mark.django_db
 
 TEMPLATES = Path(__file__).parent / "toy_system" / "templates"
+JINJA = Path(__file__).parent / "toy_system" / "jinja2"  # its log entry's (combat.jinja)
 
 
 def _routes() -> None:
@@ -40,6 +41,7 @@ def _routes() -> None:
 def toy(settings) -> Iterator[None]:
     templates = copy.deepcopy(settings.TEMPLATES)
     templates[0]["DIRS"] = [*templates[0]["DIRS"], TEMPLATES]
+    templates[1]["DIRS"] = [*templates[1]["DIRS"], JINJA]
     settings.TEMPLATES = templates  # where a package's app would have them found
     registry.register(SYSTEM)
     _routes()

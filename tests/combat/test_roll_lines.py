@@ -200,12 +200,12 @@ def test_the_signs_are_written_in_every_language(language) -> None:
 
 
 def test_becmi_s_own_sums_have_their_signs() -> None:
-    """BECMI draws its strikes, wrestling and holds with its own roll line (becmi/_roll.html):
+    """BECMI draws its strikes, wrestling and holds with its own roll line (becmi/_roll.jinja):
     the same signs."""
-    from django.template.loader import render_to_string
+    from combat.jinja import render
 
     roll = {"natural": 12, "entered": False, "mods": [[0, "str"], [-1, "str"]], "total": 11}
-    said = _text(render_to_string("becmi/_roll.html", {"r": roll | {"needed": 10}}))
+    said = _text(render("becmi/_roll.jinja", {"r": roll | {"needed": 10}}))
     assert said == "1d20: 12 server roll + 0 STR − 1 STR = 11 · needs 10+"
     wrestling = {
         "becmi": "wrestle",
@@ -217,6 +217,6 @@ def test_becmi_s_own_sums_have_their_signs() -> None:
         "before": "free",
         "hold": "held",
     }
-    said = _text(render_to_string("becmi/_special_log.html", {"d": wrestling}))
+    said = _text(render("becmi/_special_log.jinja", {"d": wrestling}))
     assert "Bruno: 1d20 14 typed in + 3 STR = 17" in said
     assert "Ogre: 1d20 6 typed in − 2 STR = 4" in said

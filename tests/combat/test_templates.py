@@ -1,5 +1,6 @@
-"""The templates as written: indented for reading, no line too long to read, and the loader
-that strips the indentation again (``combat.templates_loader``) by its rules."""
+"""The templates as written, Django's and the log's Jinja ones (``.jinja``): indented for
+reading, no line too long to read, and the loaders that strip the indentation again
+(``combat.templates_loader``, ``combat.jinja.Loader``) by its rules."""
 
 from __future__ import annotations
 
@@ -17,17 +18,34 @@ ROOT = Path(__file__).resolve().parents[2]
 LONGEST = 200
 
 
-# A {% translate %} is one tag, and a template tag never spans lines: a line may be longer
-# than LONGEST only for one that is long by itself. (A long blocktranslate spans lines with
-# ``trimmed``: Django joins them with a space, for the page and for makemessages.)
-MESSAGE = re.compile(r"\{% translate .*?%\}")
+# A {% translate %} (Jinja: ``{{ _("...") }}``) is one tag, and a template tag never spans
+# lines: a line may be longer than LONGEST only for one that is long by itself. (A long
+# blocktranslate or trans spans lines with ``trimmed``: both join them with a space, for the
+# page and for makemessages.)
+MESSAGE = re.compile(r"\{% translate .*?%\}|\{\{ (?:_|gettext|pgettext)\(.*?\) \}\}")
 LONG_MESSAGE = 150
 
 
 def _templates() -> list[Path]:
     return sorted(
-        path for folder in (ROOT / "templates", ROOT / "combat") for path in folder.rglob("*.html")
+        path
+        for folder in (ROOT / "templates", ROOT / "combat")
+        for pattern in ("*.html", "*.jinja")
+        for path in folder.rglob(pattern)
     )
+
+
+def test_the_scans_read_the_log_s_jinja_templates_too():
+    names = {path.name for path in _templates()}
+    assert {"_attack.jinja", "_entry.jinja", "_special_log.jinja", "_round.html"} <= names
+
+
+def test_django_templates_never_use_jinja_s_trans_tag():
+    """The loader reads a ``{% trans %}`` as Jinja's, as written to its ``{% endtrans %}``:
+    Django's templates say ``{% translate %}``, its other name."""
+    old_name = re.compile(r"\{%\s*trans\s")
+    django = [p for p in _templates() if p.suffix == ".html"]
+    assert [p.name for p in django if old_name.search(p.read_text(encoding="utf-8"))] == []
 
 
 def _too_long(line: str) -> bool:
@@ -206,3 +224,29 @@ def test_fray_s_templates_are_loaded_stripped_and_only_fray_s():
         template = get_template(name).template
         written = Path(template.origin.name).read_text(encoding="utf-8")
         assert template.source == strip_indentation(written)
+
+
+@pytest.mark.parametrize(
+    ("name", "as_written"),
+    [
+        ("combat/_log_round.jinja", False),
+        ("becmi/_special_log.jinja", False),
+        ("combat/log/_attack.jinja", True),  # written for combat.fragments.tidy
+        ("dolmenwood/_log_attack.jinja", True),  # extends it
+    ],
+)
+def test_the_log_s_jinja_templates_are_read_by_the_same_rules(name, as_written):
+    env = engines["jinja2"].env
+    source, filename, _ = env.loader.get_source(env, name)
+    written = Path(filename).read_text(encoding="utf-8")
+    assert source == (written if as_written else strip_indentation(written))
+
+
+def test_a_trans_block_over_several_lines_is_kept_as_written():
+    """Jinja's blocktranslate: its lines are its message id, as makemessages reads it."""
+    written = (
+        "<p>\n  {% trans trimmed n=n %}\n    {{ n }} round,\n    at last\n  {% endtrans %}\n</p>"
+    )
+    loaded = "<p>{% trans trimmed n=n %}\n    {{ n }} round,\n    at last\n  {% endtrans %}</p>"
+    assert strip_indentation(written) == loaded
+    assert engines["jinja2"].from_string(loaded).render({"n": 2}) == "<p>2 round, at last</p>"

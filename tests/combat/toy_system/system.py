@@ -62,6 +62,6 @@ SYSTEM = System(
     panels=(Panel("toy_luck", LuckForm, test_luck, "toy/luck/", "Test your luck", odds=False),),
     attack_panel="toy_luck",
     buttons="toy/_buttons.html",
-    log="toy/_log.html",
+    log="toy/_log.jinja",
     payloads={EntryKind.CHECK: Luck},
 )
