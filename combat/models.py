@@ -300,6 +300,10 @@ class Seat(models.Model):
     moved_on_to = models.ForeignKey(
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # What the seat's player dismissed of their personal feed (combat.live.feed): the log
+    # entries up to this public number, and "your side acts" for this turn (round:index).
+    feed_seen = models.PositiveBigIntegerField(default=0)
+    feed_turn_seen = models.CharField(max_length=24, blank=True, default="")
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -43,6 +43,7 @@ from combat import registry
 from combat.access import Viewer, referee_mark
 from combat.db.prepared import Named, Prepared, Read, read_together
 from combat.fragments import drawn, logged_once, part_notice, row_notice, tidy
+from combat.live import feed
 from combat.lru import Lru
 from combat.models import Combatant, Condition, Encounter, Kind, LogEntry, PendingSave, Seat, Side
 from combat.party import claimable, follows, seat_rows
@@ -289,22 +290,54 @@ def live_context(viewer: Viewer) -> dict[str, Any]:
         ),
         lambda: {"round_broken": True},
     )
-    return fight | {
-        "viewer": viewer,
-        "encounter": encounter,
-        "party": own_first([c for c in combatants if c.side == Side.PARTY], controlled),
-        "foes": own_first([c for c in combatants if c.side == Side.FOES], controlled),
-        "controlled_ids": controlled,
-        "show_numbers": viewer.is_referee or encounter.show_foe_hp,
-        "log_entries": list(visible_log(viewer)[: settings.FRAY_LOG_PAGE]),
-        "seats": (seats := list(encounter.seats.all()) if viewer.is_referee else []),
-        "seat_rows": seat_rows(seats, combatants),  # the referee's: who plays whom
-        "claimable": [] if viewer.is_referee else claimable(encounter, combatants),
-        "action_urls": action_urls(encounter),
-        # Where the party went on to, and whether this viewer can follow (combat.party).
-        "moved_on_to": encounter.moved_on_to if encounter.moved_on_to_id else None,
-        "follows": follows(viewer),
-    }
+    log_entries = list(visible_log(viewer)[: settings.FRAY_LOG_PAGE])
+    return (
+        fight
+        | _page_feed(viewer, [c for c in combatants if c.pk in own], log_entries, pending, fight)
+        | {
+            "viewer": viewer,
+            "encounter": encounter,
+            "party": own_first([c for c in combatants if c.side == Side.PARTY], controlled),
+            "foes": own_first([c for c in combatants if c.side == Side.FOES], controlled),
+            "controlled_ids": controlled,
+            "show_numbers": viewer.is_referee or encounter.show_foe_hp,
+            "log_entries": log_entries,
+            "seats": (seats := list(encounter.seats.all()) if viewer.is_referee else []),
+            "seat_rows": seat_rows(seats, combatants),  # the referee's: who plays whom
+            "claimable": [] if viewer.is_referee else claimable(encounter, combatants),
+            "action_urls": action_urls(encounter),
+            # Where the party went on to, and whether this viewer can follow (combat.party).
+            "moved_on_to": encounter.moved_on_to if encounter.moved_on_to_id else None,
+            "follows": follows(viewer),
+        }
+    )
+
+
+def _page_feed(
+    viewer: Viewer,
+    own: list[Combatant],
+    log_entries: list[LogEntry],
+    pending: dict[int, list[PendingSave]],
+    fight: dict[str, Any],
+) -> dict[str, Any]:
+    """A seat's personal feed as the page draws it (``combat.live.feed``); the referee has none."""
+    if viewer.seat is None or viewer.is_referee:
+        return {}
+    # What it dismissed, as stored now: "Seen" changes no number, so the seat as the live
+    # table last rendered it (``combat.access.seat_in``) may not know it yet.
+    seat = copy.copy(viewer.seat)
+    seen = Seat.objects.filter(pk=seat.pk).values_list("feed_seen", "feed_turn_seen").first()
+    if seen is not None:
+        seat.feed_seen, seat.feed_turn_seen = seen
+    standing = fight.get("standing")
+    found = feed.items(seat, own, log_entries, pending, standing, viewer.encounter.turn)
+    return feed.context(
+        found,
+        seat=seat,
+        encounter=viewer.encounter,
+        may_enter_dice=viewer.may_enter_dice,
+        show_numbers=viewer.encounter.show_foe_hp,
+    )
 
 
 # --- audiences, state and views ------------------------------------------------------------
@@ -854,6 +887,8 @@ class View:
     moved: str = ""  # where the party went on to, as this audience may follow it
     shared: View | None = None  # the players' common view this one adds a seat's rows to
     own: tuple[int, ...] = ()  # with ``shared``: the rows this seat sees its own way
+    feed: str = ""  # with ``shared``: the seat's personal feed (``_feed``)
+    feed_key: tuple[Any, ...] = ()  # what it shows
     previous: View | None = None
     _messages: dict[int | None, str] = field(default_factory=dict)
     _log_deltas: dict[int, list[str]] = field(default_factory=dict)
@@ -882,6 +917,8 @@ class View:
 
     def _snapshot(self) -> str:
         parts = [self.marker(None), self.moved, self.banner]
+        if self.feed:
+            parts.append(self.feed)
         parts += [self.sections["party"](), self.sections["foes"]()]
         if self.audience.referee:
             parts.append(self.seats_html)
@@ -897,6 +934,8 @@ class View:
             parts.append(self.moved)
         if self.banner != base.banner:
             parts.append(self.banner)
+        if self.feed != base.feed:
+            parts.append(self.feed)
         for side in ("party", "foes"):
             if self.sides[side] != base.sides[side]:
                 parts.append(self.sections[side]())
@@ -925,6 +964,7 @@ class View:
             and base.banner == before.banner
             and self.moved == shared.moved
             and base.moved == before.moved
+            and self.feed == base.feed  # (a seat's own)
             and all(
                 self.rows[pk] == base.rows.get(pk) and shared.rows.get(pk) == before.rows.get(pk)
                 for pk in self.own
@@ -1036,6 +1076,10 @@ def build_view(
         banner = _banner(state, audience, viewer, frozenset(controlled))
     by_pk = state.by_pk
     seats_html = _seats(state, audience, context) if audience.referee else ""
+    # A seat's personal feed, from its own rows only (``combat.live.feed``).
+    feed_html, feed_key = (
+        _feed(state, audience, viewer, own, previous) if shared is not None else ("", ())
+    )
     view = View(
         audience=audience,
         seq=state.seq,
@@ -1070,6 +1114,8 @@ def build_view(
         moved=moved,
         shared=shared,
         own=tuple(controlled) if shared is not None else (),
+        feed=feed_html,
+        feed_key=feed_key,
     )
     return _linked(view, previous)
 
@@ -1135,6 +1181,61 @@ def _banner(state: State, audience: Audience, viewer: Viewer, own: frozenset[int
             what, lambda: _html("combat/_round.html", context, audience.language), broken
         ),
     )
+
+
+def _feed(
+    state: State,
+    audience: Audience,
+    viewer: Viewer,
+    own: list[Combatant],
+    before: View | None,
+) -> tuple[str, tuple[Any, ...]]:
+    """The seat's personal feed and what it shows: drawn again only when its items change
+    (the previous view's, else from the cache), whatever the number of its sockets."""
+    seat = state.seats.get(audience.seat)
+    if seat is None:
+        return "", ()
+    standing = state.standing  # (works out whether the round is broken)
+    found = feed.items(
+        seat,
+        own,
+        state.public_log or (),
+        state.pending,
+        None if state.round_broken else standing,
+        state.encounter.turn,
+    )
+    encounter = state.encounter
+    key = (
+        "feed",
+        feed.key_of(found),
+        seat.pk,
+        encounter.slug,
+        audience.language,
+        bool(encounter.round),
+        viewer.may_enter_dice,
+        state.shows_numbers(audience),
+    )
+    if before is not None and before.feed_key == key:
+        return before.feed, before.feed_key
+
+    def render() -> str:
+        return feed.render(
+            found,
+            seat=seat,
+            encounter=encounter,
+            may_enter_dice=viewer.may_enter_dice,
+            show_numbers=state.shows_numbers(audience),
+            language=audience.language,
+            oob=True,
+        )
+
+    def notice() -> str:
+        context = {"encounter": encounter, "oob": True}
+        with translation.override(audience.language):
+            return part_notice(referee=False, element="feed", context=context)
+
+    # A feed that cannot be drawn says so, alone: the rest of the view and the socket go on.
+    return ROWS.fetch(key, lambda: drawn(("feed", seat.pk), render, notice)), key
 
 
 def _moved(state: State, audience: Audience) -> str:

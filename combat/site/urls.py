@@ -11,6 +11,7 @@ from combat.views import (
     bestiary,
     characters,
     display,
+    feed,
     formats,
     group,
     pages,
@@ -56,6 +57,7 @@ encounter_patterns = [
     path("body-preview/", zone_views.body_preview, name="body_preview"),
     path("seats/<int:pk>/remove/", table.seat_remove, name="seat_remove"),
     path("seats/<int:pk>/give/", table.seat_give, name="seat_give"),
+    path("seats/<int:pk>/seen/", feed.seen, name="feed_seen"),
     path("undo/<int:seq>/", undo.undo, name="undo"),
     # Every rules system's panels and the ones every table has, with their odds, from the
     # registry of systems (combat.registry).

@@ -58,6 +58,7 @@ UNBOUNDED = {
     ("campaign", "id"): "an id",
     ("bestiaryentry", "id"): "an id",
     ("seat", "id"): "an id",
+    ("seat", "feed_seen"): "a players' log number (logentry.public_seq), set by the server",
     ("pendingsave", "id"): "an id",
     ("pendingsave", "modifier"): "the save form's modifier, written by the server alone",
     ("pendingsave", "amount"): "damage the server rolled, never drawn as a value to check",

@@ -1,0 +1,231 @@
+"""A player's personal feed: what happens to their own characters, on top of their phone.
+
+A seat's feed holds, newest first after what asks something of the player:
+
+- each save an area effect left to one of its characters (until it is rolled);
+- "your side acts", while one of its characters acts now (until seen, for this turn);
+- each log entry in the players' window (``FRAY_LOG_PAGE``) that changed one of its
+  characters (hit, healed, a condition set, ended or run out) or ended the fight (with the
+  experience), written by someone else (the referee, another player, a round's end), since
+  the last one the seat dismissed ("Seen": ``Seat.feed_seen``), and not undone.
+
+Everything comes from what is stored, so a reload shows the same items, and every seat's
+feed is worked out from its own characters alone. The live views (``combat.live.state``) draw
+it only when its items change (:func:`key_of`); what an entry means to the feed is worked
+out once per entry (:func:`marks_of`), not once per seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.template.loader import render_to_string
+from django.utils import translation
+from django.utils.safestring import mark_safe
+
+from combat.fragments import logged_once, tidy
+from combat.lru import Lru
+from combat.models import Combatant, EntryKind, LogEntry, PendingSave, Seat
+from combat.rounds import Standing
+from combat.templatetags.fray_live import entry_body
+
+HIT, HEALED, CONDITION, END = "hit", "healed", "condition", "end"
+SAVE, TURN = "save", "turn"
+TEMPLATE = "combat/_feed.html"
+
+
+@dataclass(frozen=True)
+class Mark:
+    """What a log entry means to the feeds: a ``kind`` of item, for the combatants it
+    changed (``ids``) or names (``names``), or for every seat with a character (``every``)."""
+
+    kind: str
+    ids: frozenset[int] = frozenset()
+    names: frozenset[str] = frozenset()
+    every: bool = False
+
+
+@dataclass
+class Item:
+    """One item of a seat's feed: a log ``entry``, a ``pending`` save, or its side's turn."""
+
+    kind: str
+    who: tuple[str, ...] = ()
+    entry: LogEntry | None = None
+    pending: PendingSave | None = None
+    turn: str = ""
+    body: str = field(default="", compare=False)  # the entry as players read it, when drawn
+
+    @property
+    def seq(self) -> int:
+        """The players' number of its entry (0: not an entry)."""
+        return (self.entry.public_seq or 0) if self.entry is not None else 0
+
+    @property
+    def buzz(self) -> bool:
+        """Whether the phone may vibrate for it: the player is asked to do something."""
+        return self.kind in (SAVE, TURN)
+
+    @property
+    def per_share(self) -> int | None:
+        """The experience each share gets, at the fight's end."""
+        if self.kind != END or self.entry is None:
+            return None
+        return getattr(self.entry.payload, "per_share", None)
+
+    def key(self) -> tuple[Any, ...]:
+        """Everything the item shows."""
+        if self.pending is not None:
+            p = self.pending
+            return (SAVE, self.who, p.pk, p.category, p.amount, p.modifier, p.needed, p.label)
+        if self.entry is not None:
+            e = self.entry
+            return (self.kind, self.who, e.id, e.created.timestamp(), e.public_seq)
+        return (self.kind, self.who, self.turn)
+
+
+MARKS = Lru(20_000)
+
+
+def marks_of(entry: LogEntry) -> tuple[Mark, ...]:
+    """What ``entry`` means to the feeds (an entry never changes but by being undone, which
+    the feed asks apart): worked out once per entry."""
+    key = (entry.id, entry.created.timestamp() if entry.created else None)
+    return MARKS.fetch(key, lambda: _marks(entry))
+
+
+def _marks(entry: LogEntry) -> tuple[Mark, ...]:
+    if entry.kind == EntryKind.UNDO:
+        return ()
+    marks: list[Mark] = []
+    changed: dict[int, int] = {}
+    try:
+        for effect in entry.effects or ():
+            if isinstance(effect, dict) and isinstance(effect.get("combatant"), int):
+                hp = effect.get("hp", 0)
+                changed[effect["combatant"]] = changed.get(effect["combatant"], 0) + (
+                    hp if isinstance(hp, int) else 0
+                )
+        hurt = frozenset(pk for pk, hp in changed.items() if hp < 0)
+        healed = frozenset(pk for pk, hp in changed.items() if hp > 0)
+        if hurt:
+            marks.append(Mark(HIT, ids=hurt))
+        if healed:
+            marks.append(Mark(HEALED, ids=healed))
+        if entry.kind == EntryKind.CONDITION:
+            marks.append(Mark(CONDITION, names=frozenset({entry.payload.who})))
+        elif entry.kind == EntryKind.TURN:
+            expired = entry.payload.expired or ()
+            names = frozenset(e[0] for e in expired if e and isinstance(e[0], str))
+            if names:
+                marks.append(Mark(CONDITION, names=names))
+        elif entry.kind == EntryKind.COMBAT and entry.payload.event == "end":
+            marks.append(Mark(END, every=True))
+    except (ValueError, TypeError, AttributeError, IndexError):
+        # Data no payload reads (a database edited by hand): the log shows its notice.
+        logged_once(("feed", entry.pk))
+        return ()
+    return tuple(marks)
+
+
+def turn_of(standing: Standing, turn: Any) -> str:
+    """The turn as "round:index": what "your side acts" was dismissed for."""
+    index = turn.get("index", 0) if isinstance(turn, dict) else 0
+    return f"{standing.round}:{index}"
+
+
+def items(
+    seat: Seat,
+    own: Sequence[Combatant],
+    entries: Iterable[LogEntry],
+    pending: Mapping[int, Sequence[PendingSave]],
+    standing: Standing | None,
+    turn: Any,
+) -> list[Item]:
+    """``seat``'s feed: its characters ``own``, the players' window of the log ``entries``
+    (newest first), the saves waiting by combatant, and the round as it stands."""
+    if not own:
+        return []
+    ids = {c.id: c for c in own}
+    names = {c.name for c in own}
+    found: list[Item] = []
+    for c in own:
+        if not c.dead:  # the dead roll nothing (the row offers them nothing either)
+            found += [Item(SAVE, who=(c.name,), pending=p) for p in pending.get(c.id, ())]
+    if (
+        standing is not None
+        and standing.acting_ids
+        and not ids.keys().isdisjoint(standing.acting_ids)
+    ):
+        now = turn_of(standing, turn)
+        if now != seat.feed_turn_seen:
+            acting = tuple(c.name for c in own if c.id in standing.acting_ids)
+            found.append(Item(TURN, who=acting, turn=now))
+    seen = seat.feed_seen
+    for entry in entries:
+        if entry.public_seq is None or entry.public_seq <= seen:
+            break  # newest first: the rest were seen
+        if entry.seat_id == seat.pk or entry.undone_seq is not None:
+            continue  # its own player's doing (their panel shows it), or undone
+        for mark in marks_of(entry):
+            changed = {ids[pk].name for pk in mark.ids if pk in ids}
+            who = tuple(sorted(changed | (mark.names & names)))
+            if who or mark.every:
+                found.append(Item(mark.kind, who=who, entry=entry))
+                break
+    return found
+
+
+def key_of(found: Sequence[Item]) -> tuple[Any, ...]:
+    return tuple(item.key() for item in found)
+
+
+def seen_upto(found: Sequence[Item]) -> int:
+    """The players' number "Seen" dismisses up to: the newest entry shown."""
+    return max((item.seq for item in found), default=0)
+
+
+def context(
+    found: list[Item], *, seat: Seat, encounter: Any, may_enter_dice: bool, show_numbers: bool
+) -> dict[str, Any]:
+    """What ``combat/_feed.html`` draws, its entries' bodies in the active language."""
+    for item in found:
+        if item.entry is not None and not item.body:
+            body = entry_body(item.entry, referee=False, show_numbers=show_numbers)
+            item.body = mark_safe(body)  # drawn by the log's own templates, escaped there
+    turns = [item.turn for item in found if item.kind == TURN]
+    return {
+        "feed_items": found,
+        "feed_seat": seat,
+        "feed_seen_upto": seen_upto(found),
+        "feed_turn": turns[0] if turns else "",
+        "feed_dismissable": any(item.kind != SAVE for item in found),
+        "feed_fight": bool(encounter.round),
+        "encounter": encounter,
+        "may_enter_dice": may_enter_dice,
+    }
+
+
+def render(
+    found: list[Item],
+    *,
+    seat: Seat,
+    encounter: Any,
+    may_enter_dice: bool,
+    show_numbers: bool,
+    language: str,
+    oob: bool,
+) -> str:
+    """The feed's section in ``language`` (its indentation gone, no CSRF token: the page
+    sends it in a header)."""
+    with translation.override(language):
+        extra = context(
+            found,
+            seat=seat,
+            encounter=encounter,
+            may_enter_dice=may_enter_dice,
+            show_numbers=show_numbers,
+        )
+        return tidy(render_to_string(TEMPLATE, extra | {"oob": oob}))
