@@ -109,7 +109,7 @@ def test_what_a_player_does_themself_is_not_in_their_feed_but_healing_by_another
 
 
 def test_a_save_owed_is_one_tap_from_the_feed_and_leaves_it_once_rolled(table):
-    encounter, referee, anna, boris, aldric, brina, _goblin = table
+    encounter, referee, anna, boris, aldric, _brina, _goblin = table
     _fireball(referee, encounter, aldric)
     section = _feed(anna, encounter)
     (item,) = _items(section)
@@ -264,7 +264,7 @@ def test_the_live_view_of_a_seat_has_its_own_feed_and_draws_it_only_when_it_chan
 
 
 def test_a_seat_s_feed_names_only_its_own_characters(table):
-    encounter, referee, anna, boris, aldric, brina, _goblin = table
+    encounter, referee, _anna, boris, aldric, brina, _goblin = table
     _fireball(referee, encounter, aldric, brina)
     viewer = Viewer(Encounter.objects.get(pk=encounter.pk), is_referee=False, seat=boris.seat)
     _seq, snapshot = live.render_snapshot(viewer, "en")
