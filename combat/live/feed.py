@@ -7,7 +7,8 @@ A seat's feed holds, newest first after what asks something of the player:
 - each log entry in the players' window (``FRAY_LOG_PAGE``) that changed one of its
   characters (hit, healed, a condition set, ended or run out) or ended the fight (with the
   experience), written by someone else (the referee, another player, a round's end), since
-  the last one the seat dismissed ("Seen": ``Seat.feed_seen``), and not undone.
+  the last one the seat dismissed ("Seen": ``Seat.feed_seen``), and not undone: the newest
+  ``SHOWN`` of them.
 
 Everything comes from what is stored, so a reload shows the same items, and every seat's
 feed is worked out from its own characters alone. The live views (``combat.live.state``) draw
@@ -34,6 +35,9 @@ from combat.templatetags.fray_live import entry_body
 HIT, HEALED, CONDITION, END = "hit", "healed", "condition", "end"
 SAVE, TURN = "save", "turn"
 TEMPLATE = "combat/_feed.html"
+# The log's entries a feed shows at most, the newest: older ones are in the log below, and
+# "Seen" dismisses them with the rest.
+SHOWN = 5
 
 
 @dataclass(frozen=True)
@@ -136,45 +140,87 @@ def turn_of(standing: Standing, turn: Any) -> str:
     return f"{standing.round}:{index}"
 
 
+# An entry as a feed reads it: the entry, its mark's rank among the entry's marks (the first
+# wins: a blow before a healing, a condition, the fight's end), and the mark.
+Marking = tuple[LogEntry, int, Mark]
+
+
+@dataclass
+class Marked:
+    """The players' window of the log as the feeds read it: each entry that means something
+    to one, by the combatant it changed (``by_id``) or names (``by_name``), or for every seat
+    (``every``), newest first. Worked out once per change for all seats (``marked``): a
+    seat's feed then reads only what concerns its own characters."""
+
+    by_id: dict[int, list[Marking]] = field(default_factory=dict)
+    by_name: dict[str, list[Marking]] = field(default_factory=dict)
+    every: list[Marking] = field(default_factory=list)
+
+
+def marked(entries: Iterable[LogEntry]) -> Marked:
+    """``entries`` (the players' window of the log, newest first) as the feeds read them:
+    undone entries and those players cannot number left out."""
+    found = Marked()
+    for entry in entries:
+        if entry.public_seq is None or entry.undone_seq is not None:
+            continue
+        for rank, mark in enumerate(marks_of(entry)):
+            marking = (entry, rank, mark)
+            for pk in mark.ids:
+                found.by_id.setdefault(pk, []).append(marking)
+            for name in mark.names:
+                found.by_name.setdefault(name, []).append(marking)
+            if mark.every:
+                found.every.append(marking)
+    return found
+
+
 def items(
     seat: Seat,
     own: Sequence[Combatant],
-    entries: Iterable[LogEntry],
+    log: Marked,
     pending: Mapping[int, Sequence[PendingSave]],
     standing: Standing | None,
     turn: Any,
 ) -> list[Item]:
-    """``seat``'s feed: its characters ``own``, the players' window of the log ``entries``
-    (newest first), the saves waiting by combatant, and the round as it stands."""
+    """``seat``'s feed: its characters ``own``, the players' window of the log as the feeds
+    read it (``marked``), the saves waiting by combatant, and the round as it stands."""
     if not own:
         return []
-    ids = {c.id: c for c in own}
-    names = {c.name for c in own}
+    ids = {c.id for c in own}
     found: list[Item] = []
     for c in own:
         if not c.dead:  # the dead roll nothing (the row offers them nothing either)
             found += [Item(SAVE, who=(c.name,), pending=p) for p in pending.get(c.id, ())]
-    if (
-        standing is not None
-        and standing.acting_ids
-        and not ids.keys().isdisjoint(standing.acting_ids)
-    ):
+    if standing is not None and standing.acting_ids and not ids.isdisjoint(standing.acting_ids):
         now = turn_of(standing, turn)
         if now != seat.feed_turn_seen:
             acting = tuple(c.name for c in own if c.id in standing.acting_ids)
             found.append(Item(TURN, who=acting, turn=now))
-    seen = seat.feed_seen
-    for entry in entries:
-        if entry.public_seq is None or entry.public_seq <= seen:
-            break  # newest first: the rest were seen
-        if entry.seat_id == seat.pk or entry.undone_seq is not None:
-            continue  # its own player's doing (their panel shows it), or undone
-        for mark in marks_of(entry):
-            changed = {ids[pk].name for pk in mark.ids if pk in ids}
-            who = tuple(sorted(changed | (mark.names & names)))
-            if who or mark.every:
-                found.append(Item(mark.kind, who=who, entry=entry))
-                break
+    seen, mine = seat.feed_seen, seat.pk
+    # By entry: the first of its marks that concerns this seat, and whom of its own it names.
+    concerns: dict[int, tuple[LogEntry, int, Mark, set[str]]] = {}
+
+    def add(marking: Marking, name: str | None) -> None:
+        entry, rank, mark = marking
+        if entry.public_seq <= seen or entry.seat_id == mine:
+            return  # seen, or its own player's doing (their panel shows it)
+        kept = concerns.get(entry.id)
+        if kept is None or rank < kept[1]:
+            kept = concerns[entry.id] = (entry, rank, mark, set())
+        if name is not None and kept[1] == rank:
+            kept[3].add(name)
+
+    for c in own:
+        for marking in log.by_id.get(c.id, ()):
+            add(marking, c.name)
+        for marking in log.by_name.get(c.name, ()):
+            add(marking, c.name)
+    for marking in log.every:
+        add(marking, None)
+    newest = sorted(concerns.values(), key=lambda kept: kept[0].public_seq, reverse=True)
+    for entry, _rank, mark, who in newest[:SHOWN]:
+        found.append(Item(mark.kind, who=tuple(sorted(who)), entry=entry))
     return found
 
 

@@ -329,8 +329,9 @@ def _page_feed(
     seen = Seat.objects.filter(pk=seat.pk).values_list("feed_seen", "feed_turn_seen").first()
     if seen is not None:
         seat.feed_seen, seat.feed_turn_seen = seen
+    log = feed.marked(log_entries)
     standing = fight.get("standing")
-    found = feed.items(seat, own, log_entries, pending, standing, viewer.encounter.turn)
+    found = feed.items(seat, own, log, pending, standing, viewer.encounter.turn)
     return feed.context(
         found,
         seat=seat,
@@ -564,6 +565,12 @@ class State:
             lambda: standing(self.encounter, self.combatants, self.conditions),
             still,
         )
+
+    @functools.cached_property
+    def feed_log(self) -> feed.Marked:
+        """The players' window of the log as the seats' feeds read it, worked out once for
+        every seat (``combat.live.feed``)."""
+        return feed.marked(self.public_log or ())
 
     def shows_numbers(self, audience: Audience) -> bool:
         """Whether ``audience`` sees foes' hit points."""
@@ -1199,7 +1206,7 @@ def _feed(
     found = feed.items(
         seat,
         own,
-        state.public_log or (),
+        state.feed_log,
         state.pending,
         None if state.round_broken else standing,
         state.encounter.turn,

@@ -270,3 +270,16 @@ def test_a_seat_s_feed_names_only_its_own_characters(table):
     _seq, snapshot = live.render_snapshot(viewer, "en")
     section = FEED.search(snapshot).group(0)
     assert "A save is owed: Brina" in section and "Aldric" not in section
+
+
+def test_a_feed_shows_the_newest_blows_and_seen_dismisses_the_older_ones_too(table):
+    encounter, referee, anna, _boris, aldric, _brina, goblin = table
+    for _blow in range(feed.SHOWN + 2):
+        _hit(referee, encounter, goblin, aldric, damage="1")
+    section = _feed(anna, encounter)
+    items = _items(section)
+    assert len(items) == feed.SHOWN
+    newest = LogEntry.objects.filter(kind="attack").first()  # the log's order: newest first
+    assert f'data-key="hit-{newest.public_seq}"' in section
+    assert _seen(anna, encounter, anna.seat, section) == 200
+    assert _items(_feed(anna, encounter)) == []

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+from .test_accessibility import Audit
 from .test_group import roll_group, row
 from .test_phone import YOUR_SIDE_ACTS
 from .test_rounds import in_language, roll
@@ -121,6 +122,13 @@ def test_what_happens_to_a_players_character_is_on_top_of_their_phone_until_seen
     expect(boris.locator("#feed .feed-save")).to_contain_text("Brina")
     expect(boris.locator("#feed .feed-save")).not_to_contain_text("Aldric")
     anna.wait_for_function("window.buzzes.length === 1")  # asked to roll: one buzz
+    # Readable and named for everyone, in both themes (axe: nothing serious or critical).
+    for theme in ("light", "dark"):
+        anna.locator("#theme-select").select_option(theme)
+        expect(anna.locator("html")).to_have_attribute("data-theme", theme)
+        audit = Audit(theme)
+        audit.check(anna, "a phone with its feed")
+        audit.assert_clean()
 
     # One tap: the save is rolled, its result in her panel, and the item gone.
     settled(anna)
