@@ -39,6 +39,13 @@
     }, function () { asking = false; }); // refused (battery saver, no permission): the screen sleeps
   }
 
+  // How much of the screen the feed holds on top: what scrolls into view stops below it.
+  function measure() {
+    var feed = document.getElementById("feed");
+    var height = feed && !feed.hidden ? feed.getBoundingClientRect().height : 0;
+    document.documentElement.style.setProperty("--feed-height", height + "px");
+  }
+
   function update() {
     var feed = document.getElementById("feed");
     if (!feed) { return; }
@@ -55,11 +62,22 @@
       navigator.vibrate([200, 100, 200]);
     }
     first = false;
-    document.documentElement.style.setProperty(
-      "--feed-height", feed.hidden ? "0px" : feed.getBoundingClientRect().height + "px");
+    measure();
     wanted = feed.dataset.fight === "on";
     wake();
   }
+
+  // An answer in the panel lands below the feed, not under it: fray.js brought the panel below
+  // the header; where the feed, held on top, covers its top, it goes below the feed.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var panel = event.detail.target;
+    var feed = document.getElementById("feed");
+    if (!panel || panel.id !== "panel" || !panel.firstElementChild || !feed || feed.hidden) { return; }
+    if (panel.getBoundingClientRect().top < feed.getBoundingClientRect().bottom) {
+      panel.scrollIntoView({ block: "start" }); // below it: scroll-padding-top counts the feed
+    }
+  });
+  window.addEventListener("resize", measure);
 
   document.addEventListener("click", function (event) {
     var toggle = event.target.closest && event.target.closest("#feed .feed-vibrate");

@@ -4,6 +4,8 @@ land on top of the screen wherever the player has scrolled, the save is one tap 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Locator, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -13,6 +15,7 @@ from .test_group import roll_group, row
 from .test_phone import YOUR_SIDE_ACTS
 from .test_rounds import in_language, roll
 from .test_table import (
+    MARK_STALE,
     add_character,
     add_monsters,
     combatant,
@@ -83,6 +86,8 @@ def test_what_happens_to_a_players_character_is_on_top_of_their_phone_until_seen
     add_character(referee, "Brina", ac=7, hp=30, thac0=19, str_score=10)
     anna, boris = phone(width, height), phone(width, height)
     anna.add_init_script(COUNT_BUZZES)
+    errors: list[str] = []
+    anna.on("pageerror", lambda error: errors.append(str(error)))
     join(anna, join_link, "Anna")
     join(boris, join_link, "Boris")
     give(referee, "Aldric", "Anna")
@@ -171,5 +176,21 @@ def test_what_happens_to_a_players_character_is_on_top_of_their_phone_until_seen
     # Boris's own items are his: Anna's Seen took none of them.
     expect(boris.locator("#feed .feed-turn")).to_be_visible()
     expect(boris.locator("#feed .feed-save")).to_be_visible()
+
+    # The fight's end and Anna's share of the experience, on top; the screen may sleep again.
+    reading_the_log(anna)
+    panel = swap_panel(referee, referee.locator("#round").get_by_role("link", name="End the fight"))
+    expect(fresh(panel, "h2")).to_have_text("End of the fight")
+    panel.get_by_label("Shared by how many").fill("2")
+    settled(referee)
+    panel.evaluate(MARK_STALE)
+    panel.get_by_role("button", name="Share and end the fight").click()
+    expect(fresh(panel, ".result")).to_contain_text("The fight is over")
+    end = feed.locator(".feed-item.feed-end")
+    on_screen(anna, end)
+    expect(end.locator(".feed-xp")).to_contain_text(re.compile(r"\d"))
+    expect(anna.locator("html")).to_have_attribute("data-wake", "off")
+    expect(boris.locator("#feed .feed-end")).to_be_visible()  # every seat's fight ended
     # The phone needs no sideways scrolling for any of it.
     assert anna.evaluate("document.documentElement.scrollWidth") <= width
+    assert errors == []  # and no script failed on the way
