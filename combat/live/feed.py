@@ -83,7 +83,10 @@ class Item:
         """Everything the item shows."""
         if self.pending is not None:
             p = self.pending
-            return (SAVE, self.who, p.pk, p.category, p.amount, p.modifier, p.needed, p.label)
+            # What it needs, as the combatant's row says it (None: a category it has no save
+            # for, a database edited by hand: the button says nothing of it, see ``drawn``).
+            needed = getattr(p.combatant, f"save_{p.category}", None)
+            return (SAVE, self.who, p.pk, p.category, p.amount, p.modifier, needed, p.label)
         if self.entry is not None:
             e = self.entry
             return (self.kind, self.who, e.id, e.created.timestamp(), e.public_seq)

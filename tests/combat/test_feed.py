@@ -283,3 +283,15 @@ def test_a_feed_shows_the_newest_blows_and_seen_dismisses_the_older_ones_too(tab
     assert f'data-key="hit-{newest.public_seq}"' in section
     assert _seen(anna, encounter, anna.seat, section) == 200
     assert _items(_feed(anna, encounter)) == []
+
+
+def test_a_save_owed_that_cannot_be_worked_out_does_not_take_the_phone_down(table):
+    encounter, referee, anna, _boris, aldric, _brina, _goblin = table
+    _fireball(referee, encounter, aldric)
+    PendingSave.objects.filter(combatant=aldric).update(category="nonsense")  # edited by hand
+    page = anna.get(_url("encounter", encounter))
+    assert page.status_code == 200
+    # The feed alone says it is not shown for now; the rest of the page goes on.
+    section = FEED.search(page.content.decode()).group(0)
+    assert 'class="card notice"' in section and "not shown for now" in section
+    assert 'id="log"' in page.content.decode()
