@@ -162,6 +162,13 @@ def test_what_happens_to_a_players_character_is_on_top_of_their_phone_until_seen
     # A fight runs: the screen is kept awake (or asked to be, where the browser refuses).
     expect(anna.locator("html")).to_have_attribute("data-wake", "held")
 
+    # Buzzing is hers to turn off, on this phone.
+    vibrate = feed.locator(".feed-vibrate")
+    expect(vibrate).to_have_attribute("aria-pressed", "true")
+    vibrate.click()
+    expect(vibrate).to_have_attribute("aria-pressed", "false")
+    assert anna.evaluate("localStorage.getItem('fray-feed-vibrate')") == "off"
+
     # Seen: the blow and the turn go, and stay gone on a reload.
     expect(feed.locator(".feed-item")).to_have_count(2)
     settled(anna)
