@@ -291,26 +291,24 @@ def live_context(viewer: Viewer) -> dict[str, Any]:
         lambda: {"round_broken": True},
     )
     log_entries = list(visible_log(viewer)[: settings.FRAY_LOG_PAGE])
-    return (
-        fight
-        | _page_feed(viewer, [c for c in combatants if c.pk in own], log_entries, pending, fight)
-        | {
-            "viewer": viewer,
-            "encounter": encounter,
-            "party": own_first([c for c in combatants if c.side == Side.PARTY], controlled),
-            "foes": own_first([c for c in combatants if c.side == Side.FOES], controlled),
-            "controlled_ids": controlled,
-            "show_numbers": viewer.is_referee or encounter.show_foe_hp,
-            "log_entries": log_entries,
-            "seats": (seats := list(encounter.seats.all()) if viewer.is_referee else []),
-            "seat_rows": seat_rows(seats, combatants),  # the referee's: who plays whom
-            "claimable": [] if viewer.is_referee else claimable(encounter, combatants),
-            "action_urls": action_urls(encounter),
-            # Where the party went on to, and whether this viewer can follow (combat.party).
-            "moved_on_to": encounter.moved_on_to if encounter.moved_on_to_id else None,
-            "follows": follows(viewer),
-        }
-    )
+    # A seat's personal feed (combat.live.feed), with the round's section.
+    fight |= _page_feed(viewer, [c for c in combatants if c.pk in own], log_entries, pending, fight)
+    return fight | {
+        "viewer": viewer,
+        "encounter": encounter,
+        "party": own_first([c for c in combatants if c.side == Side.PARTY], controlled),
+        "foes": own_first([c for c in combatants if c.side == Side.FOES], controlled),
+        "controlled_ids": controlled,
+        "show_numbers": viewer.is_referee or encounter.show_foe_hp,
+        "log_entries": log_entries,
+        "seats": (seats := list(encounter.seats.all()) if viewer.is_referee else []),
+        "seat_rows": seat_rows(seats, combatants),  # the referee's: who plays whom
+        "claimable": [] if viewer.is_referee else claimable(encounter, combatants),
+        "action_urls": action_urls(encounter),
+        # Where the party went on to, and whether this viewer can follow (combat.party).
+        "moved_on_to": encounter.moved_on_to if encounter.moved_on_to_id else None,
+        "follows": follows(viewer),
+    }
 
 
 def _page_feed(
