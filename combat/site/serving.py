@@ -56,25 +56,30 @@ PRIVATE_FILE = 0o600
 SOURCES_DIGEST_FILE = ".fray-sources"
 COLLECT_LOCK_FILE = ".fray-collect.lock"
 # Bump to make every data folder collect again (a change in how files are processed).
-COLLECT_RECIPE = "2"  # 2: comments left out of Fray's own CSS and JavaScript
+COLLECT_RECIPE = "3"  # 2: comments left out of Fray's own CSS and JavaScript; 3: indentation
 
-# What a browser never reads: CSS comments (strings kept as they are), and JavaScript lines
-# that hold a comment alone. A phone's first load has a budget (issue 7), and the sources keep
-# their comments for the people who read them.
+# What a browser never reads: CSS comments (strings kept as they are), JavaScript lines that
+# hold a comment alone, and the indentation and blank lines of both (neither language reads
+# a line's leading spaces, and neither string spans lines in Fray's files: no template
+# literals, no continued strings). A phone's first load has a budget (issue 7), and the
+# sources keep their comments and indentation for the people who read them.
 _CSS_COMMENT_OR_STRING = re.compile(r'/\*.*?\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', re.S)
 _JS_COMMENT_LINE = re.compile(r"^[ \t]*//[^\n]*\n", re.M)
+_INDENTATION_OR_BLANK_LINE = re.compile(r"^[ \t]+|^\n", re.M)
 
 
 def lean(name: str, text: str) -> str:
     """``text`` of static file ``name`` without what only its readers need (see above); any
     other file, and minified ones, as they are."""
     if name.endswith(".css"):
-        return _CSS_COMMENT_OR_STRING.sub(
+        text = _CSS_COMMENT_OR_STRING.sub(
             lambda m: "" if m.group().startswith("/*") else m.group(), text
         )
-    if name.endswith(".js") and ".min." not in name.rpartition("/")[2]:  # also "x.min.3f2a….js"
-        return _JS_COMMENT_LINE.sub("", text)
-    return text
+    elif name.endswith(".js") and ".min." not in name.rpartition("/")[2]:  # "x.min.3f2a….js"
+        text = _JS_COMMENT_LINE.sub("", text)
+    else:
+        return text
+    return _INDENTATION_OR_BLANK_LINE.sub("", text)
 
 
 class StaticFilesStorage(CompressedManifestStaticFilesStorage):
@@ -481,6 +486,11 @@ def _server_class() -> type:
     from twisted.web import http
 
     class FrayServer(Server):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            # No "Server: daphne" on every answer: a phone's first load has a budget.
+            kwargs.setdefault("server_name", "")
+            super().__init__(*args, **kwargs)
+
         def protocol_connected(self, protocol: Any) -> None:
             if isinstance(protocol, http.Request):
                 # Twisted parses a form's body into ``request.args`` before Daphne gets the

@@ -277,6 +277,9 @@ STORAGES = {
 }
 # Half the collect time: the plain-named copies are never linked from a page.
 WHITENOISE_KEEP_ONLY_HASHED_FILES = True
+# Pages and their files come from one origin (the laptop): no "Access-Control-Allow-Origin: *"
+# on every file, 31 bytes a request of a phone's first load.
+WHITENOISE_ALLOW_ALL_ORIGINS = False
 # Plain names come straight from the app folders: for the test suite and runserver, which
 # never collect, and for anyone who asks for /static/fray.css by name.
 WHITENOISE_USE_FINDERS = True
@@ -304,9 +307,9 @@ SILENCED_SYSTEM_CHECKS = [
 
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
+        # Scripts and styles from this server only: default-src says it for them (a directive
+        # of its own each would be the same words in every page's answer again).
         "default-src": ["'self'"],
-        "script-src": ["'self'"],
-        "style-src": ["'self'"],
         "img-src": ["'self'", "data:"],
         # Websockets to the page's own origin only: 'self' covers ws:/wss: of the same host and
         # port in CSP Level 3; the middleware names that origin too, for older Safari.

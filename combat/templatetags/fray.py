@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from decimal import Decimal
 from fractions import Fraction
+from pathlib import Path
+from urllib.parse import quote
 
 from django import template
+from django.contrib.staticfiles import finders
 from django.template.defaultfilters import floatformat
 from django.utils.translation import get_language
 
@@ -82,3 +86,14 @@ def percent(chance) -> str:
 @register.simple_tag
 def save_keys() -> tuple[str, ...]:
     return tuple(SAVES)
+
+
+@register.simple_tag
+@functools.cache
+def icon_uri() -> str:
+    """The site's icon (static/favicon.svg) as a data URI, written into every page: a phone's
+    first load asks for one file less."""
+    path = finders.find("favicon.svg")
+    svg = Path(path).read_text(encoding="utf-8").strip() if path else ""
+    # Its attributes in single quotes, and those percent-encoded: nothing for HTML to escape.
+    return "data:image/svg+xml," + quote(svg.replace('"', "'"), safe=" =/:,")

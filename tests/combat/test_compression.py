@@ -152,16 +152,17 @@ def test_collected_css_and_javascript_leave_out_their_comments(
     )
     (source / "fray.js").write_text(
         "// what it does\n  // indented\nvar url = 'http://example.org'; // after code\n"
+        "function f() {\n\n  return 1;\n}\n"
     )
     (source / "vendor.min.js").write_text("// licence\nx();\n")
     assert serving.collect_static_if_needed() is True
     css = (root / static("fray.css").removeprefix("/static/")).read_text()
     assert css == (
-        "\nbody { color: black; } \n"
+        "body { color: black; } \n"
         'a::after { content: "/* kept */"; background: url(http://example.org/x.svg); }\n'
     )
     js = (root / static("fray.js").removeprefix("/static/")).read_text()
-    assert js == "var url = 'http://example.org'; // after code\n"
+    assert js == "var url = 'http://example.org'; // after code\nfunction f() {\nreturn 1;\n}\n"
     vendor = (root / static("vendor.min.js").removeprefix("/static/")).read_text()
     assert vendor == "// licence\nx();\n"
     # Leaning what is lean changes nothing: the hashed copy is saved lean a second time.

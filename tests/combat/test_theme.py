@@ -172,4 +172,7 @@ def test_the_body_diagrams_shades_stand_out_from_the_page_in_both_themes() -> No
 def test_no_colour_is_written_outside_the_theme() -> None:
     css = CSS.read_text()
     rules = css[css.index("/* -- end theme -- */") :]
-    assert not re.findall(r"#[0-9a-fA-F]{3,6}\b|rgba?\(", rules)
+    # The other pages' own stylesheets (the console's, the display's) use the theme's too.
+    rules += "".join(sheet.read_text() for sheet in CSS.parent.glob("*.css") if sheet != CSS)
+    declarations = "".join(re.findall(r"\{([^{}]*)\}", rules))  # not selectors: "#feed"
+    assert not re.findall(r"#[0-9a-fA-F]{3,6}\b|rgba?\(", declarations)
