@@ -29,7 +29,7 @@ by Django (a rules system may name either for its log).
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 import jinja2
@@ -100,6 +100,17 @@ class Loader(jinja2.FileSystemLoader):
     ) -> tuple[str, str | None, Callable[[], bool] | None]:
         source, filename, uptodate = super().get_source(environment, template)
         return (source if as_written(template) else strip_indentation(source)), filename, uptodate
+
+
+class Environment(jinja2.Environment):
+    """Jinja's environment, each template's globals one plain dict: Jinja's own are a chain
+    of the template's over the environment's, which every template and include it draws
+    copies key by key into its context (a chain iterates slowly; the live path draws a few
+    of them per audience and change). The environment's globals are all set before any
+    template loads, so a copy misses nothing."""
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        return {**self.globals, **(d or {})}
 
 
 class Context(jinja2.runtime.Context):
@@ -187,7 +198,7 @@ def environment(**options: Any) -> jinja2.Environment:
     """The log's Jinja environment (``TEMPLATES``' Jinja2 backend builds it): see the
     module's docstring."""
     folders = options.pop("loader").searchpath
-    env = jinja2.Environment(
+    env = Environment(
         **options
         | {
             "loader": Loader(folders),
