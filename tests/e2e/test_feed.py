@@ -127,7 +127,7 @@ def test_what_happens_to_a_players_character_is_on_top_of_their_phone_until_seen
     expect(boris.locator("#feed .feed-save")).to_contain_text("Brina")
     expect(boris.locator("#feed .feed-save")).not_to_contain_text("Aldric")
     anna.wait_for_function("window.buzzes.length === 1")  # asked to roll: one buzz
-    # Readable and named for everyone, in both themes (axe: nothing serious or critical).
+    # Readable and named for everyone, in both themes (axe: nothing moderate or worse).
     for theme in ("light", "dark"):
         anna.locator("#theme-select").select_option(theme)
         expect(anna.locator("html")).to_have_attribute("data-theme", theme)
