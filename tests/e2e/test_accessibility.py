@@ -51,7 +51,7 @@ OTHER = {"light": "dark", "dark": "light"}
 
 
 class Audit:
-    """axe's serious and critical findings, page by page, reported together at the end."""
+    """axe's moderate, serious and critical findings, page by page, reported together at the end."""
 
     def __init__(self, theme: str) -> None:
         from axe_playwright_python.sync_playwright import Axe
