@@ -80,8 +80,7 @@ class Audit:
     def assert_clean(self) -> None:
         checked = ", ".join(self.pages)
         assert not self.found, (
-            f"axe checked {checked} and found moderate or worse problems:\n"
-            + "\n".join(self.found)
+            f"axe checked {checked} and found moderate or worse problems:\n" + "\n".join(self.found)
         )
 
 
