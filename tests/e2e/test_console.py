@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.utils import translation
+from django.utils.translation import gettext
 from playwright.sync_api import Locator, Page, expect
 
-from .test_rounds import roll
+from .test_rounds import in_language, roll
 from .test_table import (
     act_on,
     add_character,
@@ -157,11 +159,18 @@ def test_a_dozen_combatants_their_action_bar_and_the_log_fit_a_laptop_screen(ref
         assert_on_screen(referee, referee.locator("#log h2"))
 
 
-def test_a_letter_typed_after_a_key_opened_the_attack_form_never_changes_the_attacker(referee):
+@pytest.mark.parametrize("language", ["en", "cs", "ru", "uk"])
+def test_a_letter_typed_after_a_key_opened_the_attack_form_never_changes_the_attacker(
+    referee, language
+):
     referee.set_viewport_size(SCREEN)
     create_encounter(referee, "The bandits' road")
     add_character(referee, "Nim", ac=5, hp=8, thac0=19, str_score=10)
     add_monsters(referee, 3, "Bandit", ac=7, hit_dice="1")
+    with translation.override(language):  # the panels' headings, as this language says them
+        attack, hit_points = gettext("Attack"), gettext("Damage and healing")
+    if language != "en":
+        in_language(referee, language)
     bandit = act_on(referee, "Bandit 3")
     name = bandit.locator(".line .name")
     panel = referee.locator("#panel")
@@ -170,14 +179,14 @@ def test_a_letter_typed_after_a_key_opened_the_attack_form_never_changes_the_att
 
     # The form opens with the typing in a field that cannot say who acts, not in "Who".
     name.press("a")
-    expect(panel_heading(referee)).to_have_text("Attack")
+    expect(panel_heading(referee)).to_have_text(attack)
     expect(actor.locator("option:checked")).to_have_text("Bandit 3")
     expect(actor).not_to_be_focused()
     expect(panel.locator(":focus")).to_have_count(1)
     # "n" would pick Nim in a focused select, or open the condition form as the console's key.
     referee.keyboard.press("n")
     expect(actor.locator("option:checked")).to_have_text("Bandit 3")
-    expect(panel_heading(referee)).to_have_text("Attack")
+    expect(panel_heading(referee)).to_have_text(attack)
 
     # Esc closes the form from where the key left the typing, and the row has the focus again.
     referee.keyboard.press("Escape")
@@ -186,13 +195,13 @@ def test_a_letter_typed_after_a_key_opened_the_attack_form_never_changes_the_att
 
     # From the page the keys work again; Esc closes the form from inside "Who" as well.
     referee.keyboard.press("a")
-    expect(panel_heading(referee)).to_have_text("Attack")
+    expect(panel_heading(referee)).to_have_text(attack)
     actor.focus()
     referee.keyboard.press("Escape")
     expect(panel.locator("h2")).to_have_count(0)
     expect(name).to_be_focused()
     referee.keyboard.press("h")
-    expect(panel_heading(referee)).to_have_text("Damage and healing")
+    expect(panel_heading(referee)).to_have_text(hit_points)
     referee.keyboard.press("Escape")
     expect(panel.locator("h2")).to_have_count(0)
 
