@@ -615,3 +615,23 @@ def test_the_referee_ends_a_fight_whose_course_cannot_be_read_and_the_notice_goe
     stored = Encounter.objects.get(pk=encounter.pk)
     assert (stored.round, stored.turn) == (0, {})
     assert PART_NOTICE not in pages(encounter, referee, player)["referee"]
+
+
+@pytest.mark.django_db
+def test_a_save_owed_of_a_category_its_combatant_has_no_save_for_leaves_the_table_live():
+    """A database edited by hand: the save owed names no save of its combatant. The live view
+    is still built (the row says it cannot be drawn), for the referee and the players."""
+    from combat.access import Viewer
+    from combat.live.state import render_snapshot
+    from combat.models import Encounter, PendingSave, Seat
+
+    encounter = Encounter.objects.create(name="The hand-edited keep")
+    seat = Seat.objects.create(encounter=encounter, name="Anna")
+    hero = character(encounter, "Aldric")
+    PendingSave.objects.create(
+        encounter=encounter, combatant=hero, category="nonsense", amount=4, on_save="half"
+    )
+    _seq, html = render_snapshot(Viewer(encounter, is_referee=True, seat=None), "en")
+    assert "Aldric" in html and ROW_NOTICE in html
+    _seq, html = render_snapshot(Viewer(encounter, is_referee=False, seat=seat), "en")
+    assert "Aldric" in html
