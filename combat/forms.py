@@ -730,12 +730,13 @@ class ActionForm(OnceMixin, forms.Form):
 
     def refusal(self) -> Refused | None:
         """Why the action would be refused before anything is rolled, as the action itself
-        would refuse it (a surprised side in the fight's first round): its odds say so
-        instead of promising a roll."""
+        would refuse it, in its order (an actor paralysed, asleep or held; a surprised side
+        in the fight's first round): its odds say so instead of promising a roll."""
         actor = self.chosen() if self.acts_in_round else None
         if actor is None:
             return None
         try:
+            table.able(actor)
             table.unsurprised(self.viewer, actor, despite_surprise=self.overruled())
         except Refused as refused:
             return refused
