@@ -22,17 +22,26 @@ from django.test import Client
 from django.urls import reverse
 
 from combat.access import Viewer
-from combat.forms import SystemOdds
-from combat.models import Combatant, Condition, Encounter, HelplessRule, Kind, LogEntry
-from combat.odds import Odds, Refusal
+from combat.models import (
+    AttackMethod,
+    Combatant,
+    Condition,
+    Encounter,
+    HelplessRule,
+    Kind,
+    LogEntry,
+)
+from combat.odds import Refusal
+from combat.systems.becmi.special_forms import StrikeOdds
 from combat.views.panels import find, odds_of
 
 from .conftest import character, monster
 
 pytestmark = pytest.mark.django_db
 
-CASES = 16  # random cases for each kind of roll
+CASES = 20  # random cases for each kind of roll: every face of the die rolled in each
 HELPLESS_CONDITIONS = ("asleep", "paralysed", "held")
+RULES = (HelplessRule.HIT, HelplessRule.SLAIN)
 HP = 500  # no ordinary hit kills: every face of the die meets the same target
 
 
@@ -46,6 +55,7 @@ class Roll:
     sides: int
     attack: bool
     values: Callable[[random.Random], dict[str, Any]]
+    target: bool = False  # a target besides an attack's (a strike's)
 
 
 def _attack_values(rng: random.Random) -> dict[str, Any]:
@@ -59,6 +69,15 @@ def _becmi_attack_values(rng: random.Random) -> dict[str, Any]:
     values["cover"] = rng.choice(["none", "none", "quarter", "half", "three_quarters"])
     values["cover_material"] = rng.choice(["soft", "hard"])
     return values
+
+
+def _strike_values(rng: random.Random) -> dict[str, Any]:
+    values = {"blow": rng.choice(["punch", "kick"]), "modifier": rng.randint(-4, 4)}
+    if rng.random() < 0.3:
+        values["haymaker"] = "on"
+    if rng.random() < 0.3:
+        values["pulled"] = "on"
+    return values | {"stun_natural": rng.randint(1, 20), "save_natural": rng.randint(1, 20)}
 
 
 def _save_values(categories: list[str]) -> Callable[[random.Random], dict[str, Any]]:
@@ -94,6 +113,7 @@ ROLLS = [
     Roll("ose", "check", 20, False, _check_values(4)),
     Roll("becmi", "becmi_attack", 20, True, _becmi_attack_values),
     Roll("becmi", "becmi_save", 20, False, _save_values(SAVES)),
+    Roll("becmi", "bx_strike", 20, False, _strike_values, target=True),
     Roll("dolmenwood", "dw_attack", 20, True, _attack_values),
     Roll(
         "dolmenwood", "dw_save", 20, False, _save_values(["doom", "ray", "hold", "blast", "spell"])
@@ -105,6 +125,8 @@ ROLLS = [
 
 def _situations(roll: Roll) -> list[str]:
     found = ["ordinary", "helpless", "surprised"]
+    if roll.attack or roll.target:
+        found.append("unable")  # the actor paralysed, asleep or held
     return [*found, "immune"] if roll.system == "dolmenwood" and roll.attack else found
 
 
@@ -135,10 +157,10 @@ class Case:
     rule: str
 
 
-def _case(rng: random.Random, roll: Roll, situation: str) -> Case:
-    rule = rng.choice([HelplessRule.HIT, HelplessRule.SLAIN])
+def _case(rng: random.Random, roll: Roll, situation: str, rule: str) -> Case:
+    method = rng.choice(list(AttackMethod)) if roll.system == "ose" else AttackMethod.MATRIX
     encounter = Encounter.objects.create(
-        name="Preview", system=roll.system, helpless_rule=rule, round=1
+        name="Preview", system=roll.system, helpless_rule=rule, round=1, attack_method=method
     )
     hero = character(encounter, "Aldric", **_stats(rng, roll.system))
     foe = monster(encounter, "Ogre", **_stats(rng, roll.system))
@@ -147,13 +169,17 @@ def _case(rng: random.Random, roll: Roll, situation: str) -> Case:
         actor.wis_score = None  # a monster's saves take no WIS
         actor.save(update_fields=["wis_score"])
     values = {"actor": actor.pk, **roll.values(rng)}
+    if roll.target:
+        values["target"] = target.pk
     if roll.attack:
         values |= {"target": target.pk, "damage": "1d6"}
         if roll.system == "dolmenwood":
             values["weapon"] = rng.choice(["mundane", "silver", "cold_iron", "magic", "fire"])
     if situation == "helpless":  # an attack's target; a check's or save's actor
-        who = target if roll.attack else actor
+        who = target if roll.attack or roll.target else actor
         Condition.objects.create(combatant=who, kind=rng.choice(HELPLESS_CONDITIONS))
+    elif situation == "unable":
+        Condition.objects.create(combatant=actor, kind=rng.choice(HELPLESS_CONDITIONS))
     elif situation == "surprised":
         encounter.turn = {"surprised": rng.choice([actor.side, "both"])}
         encounter.save(update_fields=["turn"])
@@ -214,7 +240,15 @@ def _referee(case: Case) -> Client:
     return client
 
 
-def _check_case(case: Case, roll: Roll) -> None:
+def _shown(preview: Any) -> str:
+    """What kind of preview it is: a refusal, a helpless rule, or odds."""
+    if isinstance(preview, Refusal):
+        return "refused"
+    return getattr(preview, "helpless", None) or "odds"
+
+
+def _check_case(case: Case, roll: Roll) -> str:
+    """Compares the preview with every face's roll; what kind of preview it was."""
     preview = _preview(case, roll)
     assert preview is not None, "the form says enough: the panel shows its odds"
     client = _referee(case)
@@ -224,7 +258,7 @@ def _check_case(case: Case, roll: Roll) -> None:
             outcome = _post(client, case, roll, natural)
             assert outcome.refused is not None, where
             assert preview.refused.replace("'", "&#x27;") in outcome.refused, where
-        return
+        return _shown(preview)
     outcomes = [_post(client, case, roll, natural) for natural in range(1, roll.sides + 1)]
     for outcome in outcomes:
         assert outcome.refused is None, f"{where}: refused {outcome.refused!r:.400}"
@@ -237,9 +271,9 @@ def _check_case(case: Case, roll: Roll) -> None:
                 assert outcome.hp_lost == HP, where  # to 0: slain
         assert preview.chance == 1, where
     else:
-        assert isinstance(preview, Odds | SystemOdds), where
         successes = sum(1 for outcome in outcomes if outcome.success)
-        assert Fraction(successes, roll.sides) == preview.chance, where
+        chance = preview.hit if isinstance(preview, StrikeOdds) else preview.chance
+        assert Fraction(successes, roll.sides) == chance, where
         for outcome in outcomes:
             assert outcome.helpless is None, where
 
@@ -256,12 +290,102 @@ def _check_case(case: Case, roll: Roll) -> None:
                 assert outcome.hp_lost > 0, where
             elif outcome.helpless is None:
                 assert outcome.hp_lost == 0, where
+    return _shown(preview)
 
 
 @pytest.mark.parametrize("roll", ROLLS, ids=lambda roll: roll.panel)
 def test_the_preview_is_what_the_roll_does(roll: Roll) -> None:
     rng = random.Random(f"issue-31 {roll.panel}")
     situations = _situations(roll)
+    shown = set()
     for index in range(CASES):
         situation = situations[index % len(situations)]
-        _check_case(_case(rng, roll, situation), roll)
+        rule = RULES[index // len(situations) % 2]  # each situation under both rules
+        shown.add((situation, _check_case(_case(rng, roll, situation, rule), roll)))
+    # Every situation was met as it should be, so no comparison above is left out.
+    assert ("ordinary", "odds") in shown
+    if roll.panel.endswith("save"):  # a save is no action in the round: made whatever
+        assert {("surprised", "odds"), ("helpless", "odds")} <= shown
+    else:
+        assert ("surprised", "refused") in shown
+    if roll.attack:
+        assert {("helpless", HelplessRule.HIT), ("helpless", HelplessRule.SLAIN)} <= shown
+    elif roll.target:  # a strike: a helpless target is struck as any other
+        assert ("helpless", "odds") in shown
+    elif roll.panel.endswith(("check", "skill")):  # an actor who cannot act is refused
+        assert ("helpless", "refused") in shown
+    if "unable" in situations:
+        assert ("unable", "refused") in shown
+    if "immune" in situations:
+        assert ("immune", "odds") in shown
+
+
+def test_each_line_of_a_group_attacks_odds_is_what_its_attack_does() -> None:
+    """OSE's group attack: each attacker's line of odds (``odds_lines``, as its odds view
+    shows them) against the attack it makes, every face of the d20 typed in for all."""
+    rng = random.Random("issue-31 group_attack")
+    panel = find("group_attack")[1]
+    for index in range(8):
+        situation = ("ordinary", "helpless", "surprised")[index % 3]
+        rule = rng.choice([HelplessRule.HIT, HelplessRule.SLAIN])
+        method = rng.choice(list(AttackMethod))
+        encounter = Encounter.objects.create(
+            name="Group", helpless_rule=rule, round=1, attack_method=method
+        )
+        target = character(encounter, "Aldric", **_stats(rng, "ose"))
+        attackers = [
+            monster(encounter, f"Goblin {n}", **_stats(rng, "ose"))
+            for n in range(rng.randint(1, 3))
+        ]
+        if situation == "helpless":
+            Condition.objects.create(combatant=target, kind=rng.choice(HELPLESS_CONDITIONS))
+        elif situation == "surprised":
+            encounter.turn = {"surprised": rng.choice(["foes", "both"])}
+            encounter.save(update_fields=["turn"])
+        values: dict[str, Any] = {
+            "attackers": [str(a.pk) for a in attackers],
+            "target": str(target.pk),
+            "mode": rng.choice(["melee", "missile"]),
+            "modifier": str(rng.randint(-4, 4)),
+            "damage": "1d6",
+        }
+        viewer = Viewer(encounter, is_referee=True, seat=None)
+        lines = panel.form(_querydict(values), viewer=viewer).odds_lines()
+        assert [line.who for line in lines] == [a.name for a in attackers]
+        client = _referee(Case(encounter, attackers[0], target, {}, situation, rule))
+        url = reverse("group_attack", args=[encounter.slug])
+        hits = [0] * len(attackers)
+        for natural in range(1, 21):
+            before = LogEntry.objects.filter(encounter=encounter).count()
+            rows = {f"natural_{a.pk}": str(natural) for a in attackers}
+            rows |= {f"damage_dice_{a.pk}": "6" for a in attackers}
+            response = client.post(url, values | rows, HTTP_HX_REQUEST="true")
+            assert response.status_code == 200
+            made = list(LogEntry.objects.filter(encounter=encounter).order_by("seq")[before:])
+            Combatant.objects.filter(pk=target.pk).update(hp=HP)
+            where = f"group {situation} {values} d20 {natural}: {lines}"
+            if any(isinstance(line.odds, Refusal) for line in lines):
+                assert not made, where
+                continue
+            assert len(made) == len(attackers), where
+            for n, (line, entry) in enumerate(zip(lines, made, strict=True)):
+                if entry.data.get("skipped"):  # an earlier attack slew the target
+                    assert lines[0].odds.helpless == HelplessRule.SLAIN, where
+                    continue
+                assert (entry.data.get("helpless") or None) == line.odds.helpless, where
+                hits[n] += bool((entry.data.get("roll") or {}).get("success"))
+        for line, hit in zip(lines, hits, strict=True):
+            if not isinstance(line.odds, Refusal) and line.odds.helpless is None:
+                assert Fraction(hit, 20) == line.odds.chance, f"{line}: {hit}/20"
+
+
+def _querydict(values: dict[str, Any]) -> Any:
+    from django.http import QueryDict
+
+    found = QueryDict(mutable=True)
+    for key, value in values.items():
+        if isinstance(value, list):
+            found.setlist(key, value)
+        else:
+            found[key] = str(value)
+    return found
