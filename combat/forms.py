@@ -909,6 +909,20 @@ class AttackForm(RollForm):
         if "direction" in self.fields:  # the target may change with the attacker: its body too
             self.follows["actor"] = (*self.follows["actor"], "direction")
 
+    def refusal(self) -> Refused | None:
+        """As every action's (:meth:`ActionForm.refusal`), then what only an attack refuses,
+        in the attack's order (``table.Attack.run``): wounds that forbid attacking (hit
+        locations: ``table.armed``)."""
+        found = super().refusal()
+        actor = self.chosen() if found is None else None
+        if actor is None:
+            return found
+        try:
+            table.armed(self.viewer, actor)
+        except Refused as refused:
+            return refused
+        return None
+
     def hit_notes(self, values: dict[str, Any]) -> tuple[str, ...]:
         """What the odds say of any hit, rolled or automatic on a helpless target
         (combat.odds): in OSE, nothing; another system says what its hit depends on."""

@@ -21,6 +21,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from combat import zones
 from combat.access import Viewer
 from combat.models import (
     AttackMethod,
@@ -66,7 +67,7 @@ def _becmi_attack_values(rng: random.Random) -> dict[str, Any]:
     values = _attack_values(rng)
     if values["mode"] == "missile":
         values["range_band"] = rng.choice(["", "short", "medium", "long"])
-    values["cover"] = rng.choice(["none", "none", "quarter", "half", "three_quarters"])
+    values["cover"] = rng.choice(["none", "none", "quarter", "half", "three_quarters", "full"])
     values["cover_material"] = rng.choice(["soft", "hard"])
     return values
 
@@ -247,12 +248,20 @@ def _shown(preview: Any) -> str:
     return getattr(preview, "helpless", None) or "odds"
 
 
+def _summary(preview: Any) -> str:
+    """The preview in a line: what it shows, its chance, its notes (not the body's zones)."""
+    if isinstance(preview, Refusal):
+        return f"refused: {preview.refused}"
+    chance = getattr(preview, "chance", getattr(preview, "hit", None))
+    return f"{_shown(preview)} {chance} {getattr(preview, 'notes', ())}"
+
+
 def _check_case(case: Case, roll: Roll) -> str:
     """Compares the preview with every face's roll; what kind of preview it was."""
     preview = _preview(case, roll)
     assert preview is not None, "the form says enough: the panel shows its odds"
     client = _referee(case)
-    where = f"{roll.panel} {case.situation} {case.values}: {preview}"
+    where = f"{roll.panel} {case.situation} {case.values}: {_summary(preview)}"
     if isinstance(preview, Refusal):  # whatever the die shows: its lowest and highest face
         for natural in (1, roll.sides):
             outcome = _post(client, case, roll, natural)
@@ -389,3 +398,34 @@ def _querydict(values: dict[str, Any]) -> Any:
         else:
             found[key] = str(value)
     return found
+
+
+ATTACKS = [("ose", "attack"), ("becmi", "becmi_attack"), ("dolmenwood", "dw_attack")]
+
+
+@pytest.mark.parametrize(("system", "panel"), ATTACKS)
+def test_an_attacker_whose_wounds_forbid_attacking_is_refused_in_the_preview_too(system, panel):
+    """Hit locations: wounds that leave a combatant unable to attack refuse its attack
+    (``table.armed``); its odds say so instead of a chance, for every face of the die."""
+    encounter = Encounter.objects.create(name="Wounds", system=system, hit_locations=True, round=1)
+    hero = character(encounter, "Aldric", attack_bonus=2, hp_max=HP, hp=HP)
+    goblin = monster(encounter, "Goblin", attack_bonus=1, hp_max=HP, hp=HP)
+    for combatant in (hero, goblin):
+        zones.sync(combatant, encounter)
+    goblin.zones = goblin.zones | {"conditions": ["cannot_attack"]}
+    goblin.save(update_fields=["zones"])
+    values = {"actor": goblin.pk, "target": hero.pk, "mode": "melee", "damage": "1d6"}
+    case = Case(encounter, goblin, hero, values | {"direction": "front"}, "wounded", "hit")
+    roll = Roll(system, panel, 20, True, _attack_values)
+    assert _check_case(case, roll) == "refused"
+    assert "wounds do not allow it" in _preview(case, roll).refused
+    # The unwounded attack as the odds say.
+    case = Case(
+        encounter,
+        hero,
+        goblin,
+        case.values | {"actor": hero.pk, "target": goblin.pk},
+        "ordinary",
+        "hit",
+    )
+    assert _check_case(case, roll) == "odds"
