@@ -188,6 +188,8 @@ def _case(rng: random.Random, roll: Roll, situation: str, rule: str) -> Case:
         immunities = {values["weapon"], *rng.sample(["mundane", "silver", "magic", "fire"], 1)}
         target.immunities = sorted(immunities)
         target.save(update_fields=["immunities"])
+        if rng.random() < 0.5:  # immune and helpless at once: the rule, then the immunity
+            Condition.objects.create(combatant=target, kind=rng.choice(HELPLESS_CONDITIONS))
     return Case(encounter, actor, target, values, situation, rule)
 
 
@@ -288,7 +290,10 @@ def _check_case(case: Case, roll: Roll) -> str:
 
     if roll.attack:
         immune = any("immune" in note for note in preview.notes)
-        assert immune == (case.situation == "immune"), where
+        # An immune target is said to take no damage from any hit, rolled or automatic; one
+        # slain outright is slain (the table's rule, no damage rolled: SLAIN sets 0 hp).
+        expected = case.situation == "immune" and helpless != HelplessRule.SLAIN
+        assert immune == expected, where
         for outcome in outcomes:
             hit = outcome.helpless == HelplessRule.HIT or (
                 outcome.helpless is None and outcome.success
@@ -326,7 +331,7 @@ def test_the_preview_is_what_the_roll_does(roll: Roll) -> None:
     if "unable" in situations:
         assert ("unable", "refused") in shown
     if "immune" in situations:
-        assert ("immune", "odds") in shown
+        assert {("immune", "odds"), ("immune", HelplessRule.HIT)} <= shown
 
 
 def test_each_line_of_a_group_attacks_odds_is_what_its_attack_does() -> None:
@@ -429,3 +434,45 @@ def test_an_attacker_whose_wounds_forbid_attacking_is_refused_in_the_preview_too
         "hit",
     )
     assert _check_case(case, roll) == "odds"
+
+
+def test_each_line_of_an_area_effects_odds_is_what_its_save_does() -> None:
+    """OSE's area effect: each target's line of odds to save against the save it makes,
+    every face of the d20 typed in for all; a hurt target is ready again for the next."""
+    rng = random.Random("issue-31 area")
+    panel = find("area")[1]
+    for index in range(6):
+        encounter = Encounter.objects.create(name="Area", round=1)
+        targets = [
+            monster(encounter, f"Goblin {n}", **_stats(rng, "ose"))
+            for n in range(rng.randint(1, 3))
+        ]
+        if index % 2:  # a helpless target saves as any other
+            Condition.objects.create(combatant=targets[0], kind=rng.choice(HELPLESS_CONDITIONS))
+        values: dict[str, Any] = {
+            "targets": [str(t.pk) for t in targets],
+            "damage": "1d6",
+            "damage_dice": "6",
+            "category": rng.choice(SAVES),
+            "on_save": rng.choice(["half", "none"]),
+            "modifier": str(rng.randint(-4, 4)),
+        }
+        viewer = Viewer(encounter, is_referee=True, seat=None)
+        lines = panel.form(_querydict(values), viewer=viewer).odds_lines()
+        assert [line.who for line in lines] == [t.name for t in targets]
+        client = _referee(Case(encounter, targets[0], targets[0], {}, "ordinary", "hit"))
+        url = reverse("area_effect", args=[encounter.slug])
+        saved = dict.fromkeys((t.name for t in targets), 0)
+        for natural in range(1, 21):
+            before = LogEntry.objects.filter(encounter=encounter).count()
+            rows = {f"natural_{t.pk}": str(natural) for t in targets}
+            response = client.post(url, values | rows, HTTP_HX_REQUEST="true")
+            assert response.status_code == 200
+            made = list(LogEntry.objects.filter(encounter=encounter).order_by("seq")[before:])
+            Combatant.objects.filter(encounter=encounter).update(hp=HP)
+            saves = [e.data for e in made if "roll" in e.data]
+            assert len(saves) == len(targets), [e.data for e in made]
+            for data in saves:
+                saved[data["who"]] += bool(data["roll"]["success"])
+        for line in lines:
+            assert Fraction(saved[line.who], 20) == line.odds.chance, f"{line}: {saved}"
