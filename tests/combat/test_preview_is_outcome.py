@@ -476,3 +476,38 @@ def test_each_line_of_an_area_effects_odds_is_what_its_save_does() -> None:
                 saved[data["who"]] += bool(data["roll"]["success"])
         for line in lines:
             assert Fraction(saved[line.who], 20) == line.odds.chance, f"{line}: {saved}"
+
+
+@pytest.mark.parametrize("situation", ["surprised", "unable"])
+def test_a_grab_that_will_be_refused_shows_no_odds(situation: str) -> None:
+    """BECMI's wrestling: a grab by someone surprised in round 1, or paralysed, asleep or
+    held, shows the refusal the grab meets, whatever the dice typed in."""
+    encounter = Encounter.objects.create(name="Grab", system="becmi", round=1)
+    hero = character(encounter, "Aldric", hp_max=HP, hp=HP)
+    ogre = monster(encounter, "Ogre", hp_max=HP, hp=HP)
+    if situation == "surprised":
+        encounter.turn = {"surprised": "party"}
+        encounter.save(update_fields=["turn"])
+    else:
+        Condition.objects.create(combatant=hero, kind="asleep")
+    values = {"actor": hero.pk, "target": ogre.pk}
+    case = Case(encounter, hero, ogre, values, situation, "hit")
+    preview = _preview(case, Roll("becmi", "bx_wrestle", 20, False, _attack_values))
+    assert isinstance(preview, Refusal)
+    client = _referee(case)
+    for natural in (1, 20):
+        rolled = values | {"attacker_natural": natural, "defender_natural": 21 - natural}
+        url = reverse("bx_wrestle", args=[encounter.slug])
+        answer = client.post(url, _strings(rolled), HTTP_HX_REQUEST="true").content.decode()
+        assert preview.refused.replace("'", "&#x27;") in answer
+        assert not LogEntry.objects.filter(encounter=encounter).exists()
+    # Awake and in a later round, the grab shows its odds and is made.
+    Condition.objects.filter(combatant=hero).delete()
+    Encounter.objects.filter(pk=encounter.pk).update(round=2)
+    case.encounter.refresh_from_db()
+    preview = _preview(case, Roll("becmi", "bx_wrestle", 20, False, _attack_values))
+    assert sum(chance for _hold, chance in preview.after) == 1
+    client.post(
+        reverse("bx_wrestle", args=[encounter.slug]), _strings(values), HTTP_HX_REQUEST="true"
+    )
+    assert LogEntry.objects.filter(encounter=encounter).count() == 1
