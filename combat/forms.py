@@ -730,12 +730,13 @@ class ActionForm(OnceMixin, forms.Form):
 
     def refusal(self) -> Refused | None:
         """Why the action would be refused before anything is rolled, as the action itself
-        would refuse it (a surprised side in the fight's first round): its odds say so
-        instead of promising a roll."""
+        would refuse it, in its order (an actor paralysed, asleep or held; a surprised side
+        in the fight's first round): its odds say so instead of promising a roll."""
         actor = self.chosen() if self.acts_in_round else None
         if actor is None:
             return None
         try:
+            table.able(actor)
             table.unsurprised(self.viewer, actor, despite_surprise=self.overruled())
         except Refused as refused:
             return refused
@@ -907,6 +908,20 @@ class AttackForm(RollForm):
         self.apart_from("target")
         if "direction" in self.fields:  # the target may change with the attacker: its body too
             self.follows["actor"] = (*self.follows["actor"], "direction")
+
+    def refusal(self) -> Refused | None:
+        """As every action's (:meth:`ActionForm.refusal`), then what only an attack refuses,
+        in the attack's order (``table.Attack.run``): wounds that forbid attacking (hit
+        locations: ``table.armed``)."""
+        found = super().refusal()
+        actor = self.chosen() if found is None else None
+        if actor is None:
+            return found
+        try:
+            table.armed(self.viewer, actor)
+        except Refused as refused:
+            return refused
+        return None
 
     def hit_notes(self, values: dict[str, Any]) -> tuple[str, ...]:
         """What the odds say of any hit, rolled or automatic on a helpless target
