@@ -15,7 +15,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from combat.labels import SAVES
 
 from .test_accessibility import Audit
-from .test_group import roll_group, row
+from .test_group import fireball_for_phones, roll_group, row
 from .test_rounds import in_language, roll
 from .test_table import (
     MARK_STALE,
@@ -164,14 +164,7 @@ def test_what_happens_to_a_players_character_is_on_top_of_their_screen_until_see
 
     # A fireball whose saves the players roll: Anna's is owed, on top, one tap from there.
     reading_the_log(anna)
-    panel = open_panel(referee, "Area effect")
-    panel.locator("#id_label").fill("Fireball")
-    panel.get_by_label("Aldric", exact=True).check()
-    panel.get_by_label("Brina", exact=True).check()
-    panel.locator("#id_damage").fill("2d6")
-    panel.locator("#id_damage_dice").fill("5 5")
-    panel.locator("#id_category").select_option("spells")
-    panel.get_by_label("Players roll their characters' saves on their phones").check()
+    panel = fireball_for_phones(referee, ("Aldric", "Brina"), "5 5")
     expect(row(panel, "Aldric")).to_be_visible()
     roll_group(referee, panel, 1)
     save = feed.locator(".feed-item.feed-save")

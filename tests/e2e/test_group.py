@@ -39,6 +39,20 @@ def roll_group(referee: Page, panel: Locator, entries: int) -> Locator:
     return result
 
 
+def fireball_for_phones(referee: Page, names: tuple[str, ...], dice: str) -> Locator:
+    """The referee's area effect: a 2d6 fireball (``dice`` typed in) on ``names``, each
+    character's save rolled by its player on their phone; the panel, ready to roll."""
+    panel = open_panel(referee, "Area effect")
+    panel.locator("#id_label").fill("Fireball")
+    for name in names:
+        panel.get_by_label(name, exact=True).check()
+    panel.locator("#id_damage").fill("2d6")
+    panel.locator("#id_damage_dice").fill(dice)
+    panel.locator("#id_category").select_option("spells")
+    panel.get_by_label("Players roll their characters' saves on their phones").check()
+    return panel
+
+
 def test_a_group_attack_and_a_fireball_reach_a_players_phone(referee, phone):
     join_link = create_encounter(referee, "The goblin warren")
     add_monsters(referee, 3, "Goblin", ac=6, hit_dice="1-1")
@@ -117,14 +131,7 @@ def test_a_fireball_whose_saves_two_players_roll_on_their_phones(referee, phone)
     expect(boris.locator("html")).to_have_attribute("lang", "ru")
     expect(boris.locator("#live-status")).to_have_attribute("data-state", "online")
 
-    panel = open_panel(referee, "Area effect")
-    panel.locator("#id_label").fill("Fireball")
-    panel.get_by_label("Aldric", exact=True).check()
-    panel.get_by_label("Brina", exact=True).check()
-    panel.locator("#id_damage").fill("2d6")
-    panel.locator("#id_damage_dice").fill("5 5")
-    panel.locator("#id_category").select_option("spells")
-    panel.get_by_label("Players roll their characters' saves on their phones").check()
+    panel = fireball_for_phones(referee, ("Aldric", "Brina"), "5 5")
     result = roll_group(referee, panel, 1)  # the damage: the saves wait for the players
     expect(result).to_contain_text("Their players roll the saves of: Aldric, Brina")
 

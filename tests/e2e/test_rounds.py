@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_group import roll_group, row
+from .test_group import fireball_for_phones, roll_group, row
 from .test_table import (
     MARK_STALE,
     act_on,
@@ -145,14 +145,7 @@ def test_three_rounds_surprise_initiative_group_attack_fireball_morale_condition
     expect(anna.locator("#log .badge.group")).to_have_count(3)
     expect(combatant(anna, "Aldric").locator(".hp")).to_contain_text("10/12")
     # Their shaman's fireball: Anna and Boris roll their characters' saves on their phones.
-    panel = open_panel(referee, "Area effect")
-    panel.locator("#id_label").fill("Fireball")
-    panel.get_by_label("Aldric", exact=True).check()
-    panel.get_by_label("Brina", exact=True).check()
-    panel.locator("#id_damage").fill("2d6")
-    panel.locator("#id_damage_dice").fill("3 3")
-    panel.locator("#id_category").select_option("spells")
-    panel.get_by_label("Players roll their characters' saves on their phones").check()
+    panel = fireball_for_phones(referee, ("Aldric", "Brina"), "3 3")
     roll_group(referee, panel, 1)
     for phone_page, name, natural in ((anna, "Aldric", "20"), (boris, "Brina", "2")):
         save = combatant(phone_page, name).locator("form.pending-save")
