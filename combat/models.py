@@ -642,6 +642,12 @@ class PendingSave(models.Model):
         return self.combatant.save_value(self.category)
 
     @property
+    def needed_if_known(self) -> int | None:
+        """``needed``, or None for a category its combatant has no save for (a database edited
+        by hand): what keys a row or a feed that shows it, which then says it cannot."""
+        return getattr(self.combatant, f"save_{self.category}", None)
+
+    @property
     def chance(self) -> Fraction:
         """The chance the save succeeds, shown on the button before the roll."""
         return ose.save_odds(self.needed, self.modifier)

@@ -85,7 +85,7 @@ class Item:
             p = self.pending
             # What it needs, as the combatant's row says it (None: a category it has no save
             # for, a database edited by hand: the button says nothing of it, see ``drawn``).
-            needed = getattr(p.combatant, f"save_{p.category}", None)
+            needed = p.needed_if_known
             return (SAVE, self.who, p.pk, p.category, p.amount, p.modifier, needed, p.label)
         if self.entry is not None:
             e = self.entry

@@ -199,15 +199,6 @@ _PENDING = Prepared(
 )
 
 
-def _needed(pending: PendingSave) -> int | None:
-    """A save owed's number; None for a category its combatant has no save for (a database
-    edited by hand): its row then says it cannot be drawn, and the table goes on."""
-    try:
-        return pending.needed
-    except AttributeError:  # no ``save_<category>`` on the combatant
-        return None
-
-
 def pending_by_combatant(encounter: Encounter) -> dict[int, list[PendingSave]]:
     """The saves area effects left to players, by combatant: one query for all rows."""
     found: dict[int, list[PendingSave]] = {}
@@ -416,7 +407,7 @@ class State:
                 pending.combatant = c
             self.around[pk] = around = (
                 tuple((k.pk, k.kind, k.note, k.rounds_left) for k in running),
-                tuple((p.pk, p.category, p.amount, p.modifier, _needed(p)) for p in waiting),
+                tuple((p.pk, p.category, p.amount, p.modifier, p.needed_if_known) for p in waiting),
                 tuple(h.key for h in held),
                 seat.name if seat else None,
                 hit_locations,
