@@ -72,13 +72,13 @@ class GroupForm(ActionForm):
 
     members = "attackers"
     members_label: Any = ""
-    refusal = ""
+    members_refusal = ""  # the refusal a dead member meets (a code); not ActionForm.refusal()
     nobody: Any = ""  # the message when no one is chosen
     lists = ("picks",)  # fields holding several values, kept as lists
 
     def __init__(self, *args: Any, viewer: Viewer, **kwargs: Any) -> None:
         super().__init__(*args, viewer=viewer, **kwargs)
-        field = CombatantsField(self.candidates(), self.members_label, self.refusal)
+        field = CombatantsField(self.candidates(), self.members_label, self.members_refusal)
         self.fields[self.members] = field
         self.living = field.offered
         counts = Counter(kin_of(c.name) for c in self.living)
@@ -226,7 +226,7 @@ class GroupAttackForm(GroupForm):
     acts_in_round = True
     members = "attackers"
     members_label = _("Attackers")
-    refusal = "dead_cannot_act"
+    members_refusal = "dead_cannot_act"
     nobody = _("Choose at least one attacker.")
     lists = ("attackers", "picks")
     row_dice = ("natural", "damage_dice")
@@ -344,7 +344,7 @@ class AreaEffectForm(GroupForm):
 
     members = "targets"
     members_label = _("Targets")
-    refusal = "target_is_dead"
+    members_refusal = "target_is_dead"
     nobody = _("Choose at least one target.")
     lists = ("targets", "picks")
     dice_fields = ("damage_dice",)
