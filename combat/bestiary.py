@@ -21,7 +21,7 @@ from django.db import DatabaseError, IntegrityError, transaction
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
-from combat import classes, registry, table, transfer, zones
+from combat import classes, registry, starter_words, table, transfer, zones
 from combat.access import Viewer
 from combat.errors import message_for
 from combat.models import HP_LIMIT, BestiaryEntry, Campaign, Combatant, Encounter
@@ -208,6 +208,12 @@ def offered(encounter: Encounter) -> tuple[list[BestiaryEntry], Starter]:
     return own, starter(encounter.system)
 
 
+def shown_name(entry: BestiaryEntry) -> str:
+    """An entry's name as the reader reads it: a starter entry's in their language (its key
+    stays English), a campaign's own as the referee typed it."""
+    return entry.name if entry.pk else starter_words.name(entry.name)
+
+
 def find(encounter: Encounter, key: str) -> BestiaryEntry | None:
     """The entry a form names (see ``starter_key``), if the encounter may add from it."""
     kind, _sep, value = str(key).partition(":")
@@ -236,15 +242,18 @@ def add_monsters(
     sent twice, and Refused for an entry its stat block no longer passes (nothing added)."""
     encounter = viewer.encounter
     expression = hit_point_dice(entry.stats.get("hit_dice"), entry.name)
+    name, stats = shown_name(entry), entry.stats
+    if entry.pk is None:  # a starter entry: its monsters are named and noted as the referee reads
+        stats = starter_words.localised(stats)
     added = []
     with transaction.atomic():
         for number in range(1, count + 1):
             hp = ose.monster_hit_points(expression, rng=table.RNG)
             monster = monster_from(
-                entry.stats,
+                stats,
                 encounter,
-                entry.name,
-                name=numbered(entry.name, number, count),
+                name,
+                name=numbered(name, number, count),
                 hp=hp,
                 side=side,
                 hidden=hidden,

@@ -8,7 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from combat import bestiary, bounded, classes, monsters
+from combat import bestiary, bounded, classes, monsters, starter_words
 from combat.classes import SAVE_FIELDS
 from combat.forms import OnceMixin
 from combat.models import BestiaryEntry, Combatant, Encounter, Side
@@ -18,8 +18,8 @@ from combat.transfer import Refused
 def entry_label(entry: BestiaryEntry) -> str:
     """An entry as a list offers it: the name and what tells monsters apart at a glance."""
     return _("%(name)s · HD %(hd)s · AC %(ac)s") % {
-        "name": entry.name,
-        "hd": entry.stats.get("hit_dice", ""),
+        "name": bestiary.shown_name(entry),
+        "hd": starter_words.hit_dice(entry.stats.get("hit_dice", "")),
         "ac": entry.stats.get("ac", ""),
     }
 

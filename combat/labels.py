@@ -14,6 +14,15 @@ SAVES = {
     "breath": pgettext_lazy("save", "Breath attacks"),
     "spells": pgettext_lazy("save", "Spells, rods or staves"),
 }
+# A phone's save buttons: one word each, the full name as their title (OSE's and BECMI's five
+# categories alike; glossary: abbreviations on narrow screens, full words elsewhere).
+SAVE_SHORT = {
+    "death": pgettext_lazy("save, short", "Death"),
+    "wands": pgettext_lazy("save, short", "Wands"),
+    "paralysis": pgettext_lazy("save, short", "Paralysis"),
+    "breath": pgettext_lazy("save, short", "Breath"),
+    "spells": pgettext_lazy("save, short", "Spells"),
+}
 SAVE_LETTERS = {
     "death": pgettext_lazy("save letter: death ray or poison", "D"),
     "wands": pgettext_lazy("save letter: magic wands", "W"),

@@ -10,7 +10,7 @@ from django import forms
 from django.core.validators import ProhibitNullCharactersValidator
 from django.utils.translation import gettext_lazy as _
 
-from combat import classes
+from combat import classes, starter_words
 from combat.dice_input import local_dice
 from combat.errors import message_for
 from combat.models import MOVEMENT_LIMIT, SPECIAL_LIMIT
@@ -160,12 +160,15 @@ class AttacksField(forms.CharField):
     def prepare_value(self, value: Any) -> Any:
         if isinstance(value, list):
             letter = local_dice("1d6")[1]
-            return format_attacks(value, letter=letter)
+            said = [a | {"name": starter_words.attack(a.get("name"))} for a in value]
+            return format_attacks(said, letter=letter)
         return value
 
     def to_python(self, value: Any) -> list[dict[str, Any]]:  # type: ignore[override]
         text = super().to_python(value)
-        return parse_attacks(text)
+        # A starter attack's name shown in the reader's language is stored as its key again,
+        # so that saving an edit keeps it a key every reader sees in their own language.
+        return [a | {"name": starter_words.attack_key(a["name"])} for a in parse_attacks(text)]
 
     def has_changed(self, initial: Any, data: Any) -> bool:
         try:
@@ -204,7 +207,8 @@ def adapt_attack_form(form: Any) -> None:
             # +1 for a strong one stays for the next).
             form.initial["damage"] = local_dice(chosen["damage"])
     if chosen is not None:
-        form.fields["damage"].label = _("Damage: %(attack)s") % {"attack": chosen["name"]}
+        said = starter_words.attack(chosen["name"])
+        form.fields["damage"].label = _("Damage: %(attack)s") % {"attack": said}
 
 
 def clean_attack(form: Any, data: dict[str, Any]) -> None:

@@ -6,14 +6,17 @@ import functools
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from django import template
 from django.contrib.staticfiles import finders
 from django.template.defaultfilters import floatformat
-from django.utils.translation import get_language
+from django.utils.formats import number_format
+from django.utils.translation import get_language, npgettext, pgettext
 
-from combat.labels import ABILITIES, HEALTH, REASONS, SAVE_LETTERS, SAVES
+from combat import starter_words
+from combat.labels import ABILITIES, HEALTH, REASONS, SAVE_LETTERS, SAVE_SHORT, SAVES
 from rules import dice
 from rules.errors import RulesError
 
@@ -23,6 +26,12 @@ register = template.Library()
 @register.filter
 def save_label(key: str) -> str:
     return SAVES.get(key, key)
+
+
+@register.filter
+def save_short(key: str) -> str:
+    """A save's one-word name for a phone's button (its full name is the title)."""
+    return SAVE_SHORT.get(key, key)
 
 
 @register.filter
@@ -73,6 +82,42 @@ def dice_notation(expression: str) -> str:
         return dice.format_expression(dice.parse(expression), letter=letter)
     except RulesError:
         return expression
+
+
+@register.filter
+def attack_name(value: Any) -> Any:
+    """A monster's attack name: a starter one ("bite") in the reader's language."""
+    return starter_words.attack(value)
+
+
+@register.filter
+def hit_dice(value: Any) -> Any:
+    """Hit Dice as shown: "normal human" in the reader's language, figures as they are."""
+    return starter_words.hit_dice(value)
+
+
+@register.filter
+def number(value: Any) -> str:
+    """A number in the reader's notation, exactly as stored: 6, 5.5 in English, 5,5 in Czech,
+    Russian and Ukrainian (never rounded: a height of 5.75 ft stays 5,75)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal, Fraction)):
+        return str(value)
+    if isinstance(value, Fraction):
+        exact = Decimal(value.numerator) / Decimal(value.denominator)
+    else:
+        exact = Decimal(str(value))
+    exact = exact.to_integral() if exact == exact.to_integral() else exact.normalize()
+    return number_format(exact, decimal_pos=None)
+
+
+@register.filter
+def feet(value: Any) -> str:
+    """A length in feet as the reader's language says it with that number: "22 ft"; in Russian
+    "1 фут", "22 фута", "5 футов", and a fraction "5,5 фута"."""
+    shown = number(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return npgettext("length", "%(feet)s ft", "%(feet)s ft", value) % {"feet": shown}
+    return pgettext("length, a fraction of feet", "%(feet)s ft") % {"feet": shown}
 
 
 @register.filter

@@ -67,7 +67,7 @@ def add(request: HttpRequest, slug: str) -> HttpResponse:
             form.add_error("entry", refused.message)
             return _reply(request, viewer, form=form)
         # As quick-add says it.
-        message = added_message({"count": len(added), "name": data["entry"].name})
+        message = added_message({"count": len(added), "name": bestiary.shown_name(data["entry"])})
         return _reply(request, viewer, done=True, form=fresh, message=message)
     return _reply(request, viewer, form=form)
 

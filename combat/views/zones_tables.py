@@ -5,17 +5,16 @@ tables lost with the 1975 original, so the page says so."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.utils.formats import number_format
 from django.utils.functional import Promise
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
+from combat.templatetags.fray import number
 from combat.zone_labels import VARIANTS, body_label, direction_label, zone_label
 from rules.hit_location import (
     Band,
@@ -125,13 +124,6 @@ class MatrixRow:
     meaning: str | Promise
 
 
-def _number(value: Fraction) -> str:
-    """A ratio of the matrix (all of them end in two decimals or fewer) in the viewer's
-    notation: 3, 1.75, 0,8."""
-    exact = Decimal(value.numerator) / Decimal(value.denominator)
-    return number_format(exact.normalize() if exact % 1 else exact.to_integral(), decimal_pos=None)
-
-
 def _meaning(band: Band) -> str:
     if band.kind is BandKind.AUTOMATIC:
         return gettext("a potentially fatal zone, from that direction's fatal zones")
@@ -150,10 +142,10 @@ def _matrix() -> list[MatrixRow]:
     rows = []
     above: tuple[Fraction, bool] | None = None
     for bound, inclusive, key in HEIGHT_MATRIX:
-        low = f"{_number(bound)} {'≤' if inclusive else '<'} " if bound > 0 else ""
-        high = f" {'<' if above[1] else '≤'} {_number(above[0])}" if above else ""
+        low = f"{number(bound)} {'≤' if inclusive else '<'} " if bound > 0 else ""
+        high = f" {'<' if above[1] else '≤'} {number(above[0])}" if above else ""
         if not high:
-            ratio = f"r {'≥' if inclusive else '>'} {_number(bound)}"
+            ratio = f"r {'≥' if inclusive else '>'} {number(bound)}"
         else:
             ratio = f"{low}r{high}"
         rows.append(MatrixRow(ratio, key, _meaning(parse_band(key))))

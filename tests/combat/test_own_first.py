@@ -68,7 +68,7 @@ def test_a_players_page_lists_their_character_first_and_marked(
     assert " own" in rows[0][1] and all(" own" not in classes for _, classes in rows[1:])
     assert boris.count('class="badge yours"') == 1
     # Saves by name on the player's own row, for a phone that shows no tooltip.
-    assert ">Death ray or poison</a>" in boris and 'class="saves words"' in boris
+    assert 'title="Death ray or poison">Death</a>' in boris and 'class="saves words"' in boris
 
     console = referee.get(url).content.decode()
     assert [pk for pk, _ in _rows(console, "party")] == [aldric.pk, brina.pk, cyril.pk]
@@ -130,7 +130,7 @@ async def test_live_updates_keep_a_players_own_character_first(
     ("system", "word", "letter"),
     [
         ("dolmenwood", ">Doom</a>", 'aria-label="D: Doom">D</a>'),
-        ("becmi", ">Dragon Breath</a>", ">B</a>"),
+        ("becmi", 'title="Dragon Breath">Breath</a>', ">B</a>"),
     ],
 )
 def test_every_systems_saves_are_words_for_a_player_and_letters_for_the_referee(

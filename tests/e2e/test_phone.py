@@ -64,6 +64,21 @@ SAVE_NAMES = {
         "Закляття, жезли й посохи",
     ],
 }
+# What the buttons say on a phone: one word each (the glossary's short forms), so that five fit
+# a thumb's width without wrapping; the full name is each button's title.
+SAVE_WORDS = {
+    "en": ["Death", "Wands", "Paralysis", "Breath", "Spells"],
+    "cs": ["Smrt", "Hůlky", "Paralýza", "Dech", "Kouzla"],
+    "ru": ["Смерть", "Палочки", "Паралич", "Дыхание", "Заклинания"],
+    "uk": ["Смерть", "Палички", "Параліч", "Подих", "Закляття"],
+}
+ONE_LINE = """b => {
+  const text = document.createRange();
+  text.selectNodeContents(b);
+  const lines = [...text.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top));
+  return new Set(lines).size === 1;
+}"""
+LIVE = {"cs": "živě", "ru": "онлайн", "uk": "онлайн"}  # the connection's status, short
 YOURS = {"en": "your character", "cs": "vaše postava", "ru": "ваш персонаж", "uk": "ваш персонаж"}
 YOUR_SIDE_ACTS = {"en": "Your side acts", "cs": "Vaše strana jedná"}
 
@@ -124,7 +139,9 @@ def assert_header_on_one_line(page: Page) -> None:
         if inner is None:
             continue
         assert inner["y"] >= box["y"] and inner["y"] + inner["height"] <= box["y"] + box["height"]
-    assert page.locator(".top .title").bounding_box()["width"] >= 40  # some of the name shows
+    # Some of the name shows in every language: the role and the connection's status are
+    # short words (issue 32: "Ведучий гри" and "на зв'язку" left "B." of it).
+    assert page.locator(".top .title").bounding_box()["width"] >= 72
     expect(page.locator(".top .title")).to_have_attribute("title", ENCOUNTER)
     scroll = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert scroll[0] <= scroll[1], scroll
@@ -194,6 +211,10 @@ def test_every_panel_the_referee_opens_on_a_phone_shows_below_the_header(phone):
     every_panel_clear_of_the_header(ref)
     # The referee's row keeps the saves' letters.
     expect(act_on(ref, "Aldric").locator(".saves .button")).to_have_text(list("DWPBS"))
+    for language in ("cs", "ru", "uk"):
+        in_language(ref, language)
+        expect(ref.locator("#live-status")).to_have_text(LIVE[language])
+        assert_header_on_one_line(ref)
 
 
 def test_the_own_character_comes_first_with_its_saves_by_name_in_every_language(referee, phone):
@@ -210,7 +231,11 @@ def test_the_own_character_comes_first_with_its_saves_by_name_in_every_language(
         expect(rows.nth(1).locator(".name")).to_have_text("Brina")
         expect(rows.nth(1)).not_to_have_class(re.compile(r"\bown\b"))
         saves = rows.first.locator(".saves .button")
-        expect(saves).to_have_text(SAVE_NAMES[language])
+        expect(saves).to_have_text(SAVE_WORDS[language])
+        for save, name in zip(saves.all(), SAVE_NAMES[language], strict=True):
+            expect(save).to_have_attribute("title", name)
+            # One line of text: a word that wraps would make the button twice as tall.
+            assert save.evaluate(ONE_LINE), name
         assert_big_and_apart(saves)
         assert_big_and_apart(rows.first.locator(".actions > a.button"))
         # Two saves side by side on a phone: a thumb's reach, not a long column.
