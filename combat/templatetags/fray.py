@@ -128,6 +128,13 @@ def percent(chance) -> str:
     return floatformat(Decimal(chance.numerator * 100) / Decimal(chance.denominator), -1)
 
 
+@register.filter
+def chance(value) -> str:
+    """A chance with its per cent sign as the reader's language writes it: 45% in English,
+    45 % in Czech, Russian and Ukrainian."""
+    return pgettext("a chance", "%(percent)s%%") % {"percent": percent(value)}
+
+
 @register.simple_tag
 def save_keys() -> tuple[str, ...]:
     return tuple(SAVES)

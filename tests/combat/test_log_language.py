@@ -22,8 +22,8 @@ NAMES = {ALDRIC, BRINA, VRK, KOG, SHIP, CUTTER, CLIMB}
 # Words that are the same in every language: rules' own names and abbreviations, and the
 # Dolmenwood term the Ukrainian Dolmenwood itself keeps in English (shared/glossary.md rule).
 ALLOWED = {"THAC0", "THAC", "Kindred"} | NAMES  # "THAC0" as the word pattern cuts it
-# Czech words spelt as the English ones.
-SAME_IN_CZECH = {"bonus", "maximum"}
+# Czech words spelt as the English ones, and the glossary's Czech unit for feet.
+SAME_IN_CZECH = {"bonus", "maximum", "ft"}
 
 
 def roll(natural: int, total: int, needed: int, success: bool, **extra: Any) -> dict[str, Any]:

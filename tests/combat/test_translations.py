@@ -183,3 +183,20 @@ def test_every_error_the_rules_engine_can_raise_is_said_in_every_language():
         for language in LANGUAGES:
             with translation.override(language):
                 assert str(MESSAGES[code]) != english, (code, language)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_each_catalogue_passes_msgfmt_check_with_its_own_header(language):
+    """``msgfmt -c`` finds nothing, not even a warning, and the header names Fray and the
+    language, not gettext's template placeholders (issue 32)."""
+    require_or_skip(has_program("msgfmt"), "GNU gettext (msgfmt) is not installed")
+    path = ROOT / "combat" / "locale" / language / "LC_MESSAGES" / "django.po"
+    checked = subprocess.run(
+        ["msgfmt", "-c", "-o", "/dev/null", str(path)], capture_output=True, text=True
+    )
+    assert checked.returncode == 0 and not checked.stderr, checked.stderr
+    catalogue = _catalogue(language)
+    header = catalogue.header + "".join(catalogue.metadata.values())
+    for placeholder in ("SOME DESCRIPTIVE TITLE", "PACKAGE", "FULL NAME", "EMAIL", "YEAR"):
+        assert placeholder not in header, (language, placeholder)
+    assert catalogue.metadata["Project-Id-Version"] == "Fray"
