@@ -141,7 +141,7 @@ def assert_header_on_one_line(page: Page) -> None:
         assert inner["y"] >= box["y"] and inner["y"] + inner["height"] <= box["y"] + box["height"]
     # Some of the name shows in every language: the role and the connection's status are
     # short words (issue 32: "Ведучий гри" and "на зв'язку" left "B." of it).
-    assert page.locator(".top .title").bounding_box()["width"] >= 72
+    assert page.locator(".top .title").bounding_box()["width"] >= 60
     expect(page.locator(".top .title")).to_have_attribute("title", ENCOUNTER)
     scroll = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert scroll[0] <= scroll[1], scroll
