@@ -869,7 +869,7 @@ def test_a_hit_says_the_ac_it_hits_and_a_miss_what_it_needed() -> None:
     miss = render("attack", ATTACK | {"roll": MISS}, "en")
     assert "Hit! · hits AC 2" in hit
     assert "AC" not in miss and "Miss: needed 14, rolled 9." in miss
-    assert "Vedle: cíl 14, padlo 9." in render("attack", ATTACK | {"roll": MISS}, "cs")
+    assert "Vedle: potřeba 14, padlo 9." in render("attack", ATTACK | {"roll": MISS}, "cs")
 
 
 @pytest.mark.parametrize(

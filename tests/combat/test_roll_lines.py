@@ -105,7 +105,7 @@ def test_an_attack_s_outcome(roll, said) -> None:
 def test_an_outcome_reads_in_czech() -> None:
     with translation.override("cs"):
         assert hit_outcome({"success": False, "needed": 14, "total": 9}) == (
-            '<div class="outcome failure">Vedle: cíl 14, padlo 9.</div>'
+            '<div class="outcome failure">Vedle: potřeba 14, padlo 9.</div>'
         )
 
 

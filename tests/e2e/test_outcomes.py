@@ -50,7 +50,7 @@ def test_a_referee_sees_what_each_action_did_and_is_asked_before_an_undo(referee
 
     # The Czech phone: who attacks whom with an arrow, the miss with its target number.
     expect(bara.locator("#log .entry.attack").first).to_contain_text("Útok: Goblin 1 → Aldric")
-    expect(bara.locator("#log")).to_contain_text("Vedle: cíl 15, padlo 5.")
+    expect(bara.locator("#log")).to_contain_text("Vedle: potřeba 15, padlo 5.")
 
     # Undo asks first: declined, nothing changes; accepted, the hit points come back.
     questions: list[str] = []
