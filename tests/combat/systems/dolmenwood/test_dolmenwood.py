@@ -753,7 +753,7 @@ def test_every_screen_hears_of_a_roll_in_its_own_language(player, hunter, encoun
     assert "Wendeline: Listen check" in render_snapshot(referee_view, "en")[1]
     ukrainian = render_snapshot(player_view, "uk")[1]
     assert "перевірка навички «Слухання»" in ukrainian
-    assert "натуральна 6 — завжди успіх" in ukrainian
+    assert "природна 6 — завжди успіх" in ukrainian
     assert "Naslouchání" in render_snapshot(player_view, "cs")[1]
 
 
