@@ -200,3 +200,43 @@ def test_each_catalogue_passes_msgfmt_check_with_its_own_header(language):
     for placeholder in ("SOME DESCRIPTIVE TITLE", "PACKAGE", "FULL NAME", "EMAIL", "YEAR"):
         assert placeholder not in header, (language, placeholder)
     assert catalogue.metadata["Project-Id-Version"] == "Fray"
+
+
+def _translations(language: str) -> list[tuple[str, str]]:
+    """Each (msgid, translation) of the catalogue, every plural form apart."""
+    pairs = []
+    for entry in _catalogue(language).translated_entries():
+        texts = list(entry.msgstr_plural.values()) if entry.msgid_plural else [entry.msgstr]
+        pairs += [(entry.msgid, text) for text in texts]
+    return pairs
+
+
+# A number or a placeholder glued to its per cent sign ("10%", "%(percent)s%%", "{{ p }}%").
+GLUED_PERCENT = re.compile(r"(\d|\)s|\}\})%")
+# A decimal point between digits ("5.5"): Czech, Russian and Ukrainian write a comma.
+DECIMAL_POINT = re.compile(r"\d\.\d")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_numbers_are_written_as_the_language_writes_them(language):
+    """A space before the per cent sign and a decimal comma in every message (glossary:
+    Numbers and units); the English may glue them, the translation may not."""
+    glued = [text for _msgid, text in _translations(language) if GLUED_PERCENT.search(text)]
+    assert not glued, f"{language}: a per cent sign with no space before it: {glued}"
+    points = [
+        text
+        for _msgid, text in _translations(language)
+        if DECIMAL_POINT.search(re.sub(r"<code>.*?</code>", "", text))  # JSON is JSON
+    ]
+    assert not points, f"{language}: a decimal point: {points}"
+
+
+def test_ukrainian_writes_one_apostrophe():
+    """The typographic apostrophe the Ukrainian Dolmenwood writes (розв’язують), never the
+    typewriter one beside it."""
+    mixed = [
+        text
+        for _msgid, text in _translations("uk")
+        if re.search(r"[А-Яа-яІіЇїЄєҐґ]'[А-Яа-яІіЇїЄєҐґ]", text)
+    ]
+    assert not mixed, mixed
