@@ -460,12 +460,13 @@ def test_both_screens_hear_the_hold_live(referee, player, encounter, fighter, og
          defender_natural=1)  # fmt: skip
     viewer = Viewer(encounter, is_referee=False, seat=player.seat)
     _seq, html = render_snapshot(viewer, "ru")
-    assert "борется с: Ogre — захват" in html
-    assert "удерживает: Aldric — захват" in html
+    # Arrows, not verbs: who holds whom reads without a case or a gender (issue 32).
+    assert "борьба → Ogre: захват" in html
+    assert "борьба ← Aldric: захват" in html
     wrestle = Wrestle.objects.get()
     wrestle_round(referee, encounter, wrestle, attacker_natural=20, defender_natural=1)
     _seq, html = render_snapshot(viewer, "uk")
-    assert "бореться з: Ogre — на землі" in html
+    assert "боротьба → Ogre: повалення" in html
 
 
 # --- naval combat ------------------------------------------------------------------------------
