@@ -29,7 +29,7 @@
   // Each action's key, by the address it opens: the same key in every system's buttons.
   var ACTIONS = [
     ["a", /\/(?:dw\/|becmi\/)?attack\/\?actor=\d+$/],
-    ["c", /\/(?:dw\/)?check\/\?actor=\d+$/],
+    ["c", /\/(?:dw\/|becmi\/)?check\/\?actor=\d+$/],
     ["h", /\/hit-points\/\?actor=\d+$/],
     ["r", /\/rest\/\?actor=\d+$/],
     ["n", /\/conditions\/new\/\?combatant=\d+$/],

@@ -79,7 +79,7 @@ class Save(Payload):
 @kind("check")
 @dataclass(kw_only=True)
 class Check(Payload):
-    """An ability check (``combat.systems.ose.actions.ability_check``): ``who``, the
+    """An ability check (``combat.table.ability_check``, OSE's and BECMI's): ``who``, the
     ``ability`` and its ``score``, and the ``roll`` under it."""
 
     who: str = ""

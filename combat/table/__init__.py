@@ -72,6 +72,7 @@ from __future__ import annotations
 
 from combat.table.actions import (
     AlreadyUndone,
+    ability_check,
     change_hit_points,
     correct_hit_points,
     free_roll,
@@ -112,6 +113,7 @@ __all__ = [
     "Attack",
     "HitLocations",
     "Repeated",
+    "ability_check",
     "able",
     "alive",
     "announce",

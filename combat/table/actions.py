@@ -12,10 +12,10 @@ from combat.errors import Refused
 from combat.models import Combatant, EntryKind, LogEntry
 from combat.payloads import table as entries
 from combat.table import hooks
-from combat.table.life import alive, hurt, set_hp
+from combat.table.life import able, alive, hurt, set_hp, unsurprised
 from combat.table.locks import locked
 from combat.table.record import kept_secret, record
-from combat.table.rolls import RNG
+from combat.table.rolls import RNG, roll_data
 from rules import dice, ose
 
 logger = logging.getLogger(__name__)
@@ -187,3 +187,33 @@ def _put_back(viewer: Viewer, entry: LogEntry) -> tuple[list[dict[str, int]], li
         if combatant.hp > 0 >= combatant.hp - reversed_effect["hp"]:
             revived.append(combatant)
     return reversed_effects, revived
+
+
+@transaction.atomic
+def ability_check(
+    viewer: Viewer,
+    *,
+    actor: Combatant,
+    ability: str,
+    score: int,
+    modifier: int,
+    natural: int | None,
+    secret: bool = False,
+    once: str = "",
+    despite_surprise: bool = False,
+) -> LogEntry:
+    """An ability check as B/X plays it, and BECMI with it: a d20 at or under the score (with
+    the referee's modifier) succeeds, a natural 1 always, a natural 20 never."""
+    actor = able(alive(locked(viewer, actor)))
+    overruled = unsurprised(viewer, actor, despite_surprise=despite_surprise)
+    result = ose.resolve_ability_check(score=score, modifier=modifier, rng=RNG, natural=natural)
+    data = entries.Check(
+        who=actor.name,
+        ability=ability,
+        score=score,
+        roll=roll_data(result, needed=score, success=result.success, entered=natural is not None),
+        despite_surprise=overruled,
+    )
+    return record(
+        viewer, EntryKind.CHECK, data, secret=kept_secret(viewer, secret, actor), once=once
+    )

@@ -96,16 +96,29 @@ def hit_dice(value: Any) -> Any:
     return starter_words.hit_dice(value)
 
 
+def _exact(value: Any) -> Decimal | None:
+    """A stored number as an exact decimal: an int, a float, a Decimal, a Fraction, or the
+    text of one ("6.00", as a stored height may be); None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, Fraction):
+        return Decimal(value.numerator) / Decimal(value.denominator)
+    if isinstance(value, (int, float, Decimal, str)):
+        try:
+            exact = Decimal(str(value).strip())
+        except ArithmeticError:
+            return None
+        return exact if exact.is_finite() else None
+    return None
+
+
 @register.filter
 def number(value: Any) -> str:
     """A number in the reader's notation, exactly as stored: 6, 5.5 in English, 5,5 in Czech,
     Russian and Ukrainian (never rounded: a height of 5.75 ft stays 5,75)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal, Fraction)):
+    exact = _exact(value)
+    if exact is None:
         return str(value)
-    if isinstance(value, Fraction):
-        exact = Decimal(value.numerator) / Decimal(value.denominator)
-    else:
-        exact = Decimal(str(value))
     exact = exact.to_integral() if exact == exact.to_integral() else exact.normalize()
     return number_format(exact, decimal_pos=None)
 
@@ -114,9 +127,10 @@ def number(value: Any) -> str:
 def feet(value: Any) -> str:
     """A length in feet as the reader's language says it with that number: "22 ft"; in Russian
     "1 фут", "22 фута", "5 футов", and a fraction "5,5 фута"."""
-    shown = number(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return npgettext("length", "%(feet)s ft", "%(feet)s ft", value) % {"feet": shown}
+    shown, exact = number(value), _exact(value)
+    if exact is not None and exact == exact.to_integral():
+        whole = int(exact)
+        return npgettext("length", "%(feet)s ft", "%(feet)s ft", whole) % {"feet": shown}
     return pgettext("length, a fraction of feet", "%(feet)s ft") % {"feet": shown}
 
 

@@ -44,6 +44,11 @@ def test_a_number_is_written_with_the_language_s_decimal_separator(language, val
         ("uk", 3, "3 фути"),
         ("uk", 25, "25 футів"),
         ("uk", 2.5, "2,5 фута"),
+        # As heights are stored: Decimals and their text.
+        ("ru", Decimal("6.00"), "6 футов"),
+        ("uk", "6.00", "6 футів"),
+        ("ru", "5.50", "5,5 фута"),
+        ("cs", Decimal("0"), "0 ft"),
     ],
 )
 def test_feet_agree_with_their_number(language, value, shown):

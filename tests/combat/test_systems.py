@@ -170,7 +170,8 @@ def test_the_odds_against_a_helpless_target_say_what_the_roll_then_does(
 
 def test_a_becmi_save_uses_the_rules_cyclopedias_names(player, fighter9, encounter):
     page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
-    assert ">Death Ray or Poison</a>" in page  # a player's save keys are the names themselves
+    # A player's save keys: a word each, the Rules Cyclopedia's name their title.
+    assert 'title="Death Ray or Poison">Death</a>' in page
     _post(
         player,
         encounter,
@@ -181,6 +182,22 @@ def test_a_becmi_save_uses_the_rules_cyclopedias_names(player, fighter9, encount
     assert entry.data["roll"]["needed"] == 12 and entry.data["roll"]["success"] is True
     page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
     assert "Sir Kay: saving throw vs Paralysis or Turn to Stone" in page
+
+
+def test_the_check_button_of_a_becmi_row_opens_and_rolls_an_ability_check(
+    player, fighter9, encounter
+):
+    """The Rules Cyclopedia's ability check is B/X's (a d20 at or under the score); the row's
+    button opens BECMI's own panel, not OSE's (which a BECMI table does not serve)."""
+    page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    url = reverse("becmi_check", args=[encounter.slug])
+    assert f'href="{url}?actor={fighter9.pk}"' in page
+    assert player.get(f"{url}?actor={fighter9.pk}", **HX).status_code == 200
+    _post(player, encounter, "becmi_check", {"actor": fighter9.pk, "ability": "str",
+                                             "score": 13, "modifier": 0, "natural": 13})  # fmt: skip
+    _post(player, encounter, "becmi_check", {"actor": fighter9.pk, "ability": "str",
+                                             "score": 13, "modifier": 0, "natural": 14})  # fmt: skip
+    assert [e.data["roll"]["success"] for e in LogEntry.objects.order_by("seq")] == [True, False]
 
 
 def test_an_attack_undone_gives_the_hit_points_back(player, referee, fighter9, ogre, encounter):

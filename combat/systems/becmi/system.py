@@ -8,7 +8,9 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext_lazy as _
 
+from combat import table
 from combat.errors import Refused
+from combat.forms import CheckForm
 from combat.models import Wrestle
 from combat.registry import ROLL, Panel, System, referee
 from combat.systems.becmi import actions, classes, payloads, special, terms
@@ -106,6 +108,8 @@ SYSTEM = System(
             _("Saving throw"),
             **_ROLL,
         ),
+        # The Rules Cyclopedia's ability check is B/X's: a d20 at or under the score.
+        Panel("becmi_check", CheckForm, table.ability_check, "becmi/check/", _("Ability check")),
         _special("bx_strike", sf.StrikeForm, special.strike, "bx/strike/", _("Unarmed strike")),
         _special(
             "bx_wrestle",

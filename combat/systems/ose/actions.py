@@ -161,35 +161,3 @@ def saving_throw(
         effects=effects,
         once=once,
     )
-
-
-@transaction.atomic
-def ability_check(
-    viewer: Viewer,
-    *,
-    actor: Combatant,
-    ability: str,
-    score: int,
-    modifier: int,
-    natural: int | None,
-    secret: bool = False,
-    once: str = "",
-    despite_surprise: bool = False,
-) -> LogEntry:
-    actor = table.able(table.alive(table.locked(viewer, actor)))
-    overruled = table.unsurprised(viewer, actor, despite_surprise=despite_surprise)
-    result = ose.resolve_ability_check(
-        score=score, modifier=modifier, rng=table.RNG, natural=natural
-    )
-    data = entries.Check(
-        who=actor.name,
-        ability=ability,
-        score=score,
-        roll=table.roll_data(
-            result, needed=score, success=result.success, entered=natural is not None
-        ),
-        despite_surprise=overruled,
-    )
-    return table.record(
-        viewer, EntryKind.CHECK, data, secret=table.kept_secret(viewer, secret, actor), once=once
-    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.utils.translation import gettext_lazy as _
 
-from combat import group
+from combat import group, table
 from combat.forms import AttackForm, CheckForm, SaveForm
 from combat.group_forms import AreaEffectForm, GroupAttackForm
 from combat.registry import Panel, System, referee
@@ -29,7 +29,7 @@ SYSTEM = System(
     panels=(
         Panel("attack", AttackForm, actions.attack, "attack/", _("Attack")),
         Panel("save", SaveForm, actions.saving_throw, "save/", _("Saving throw")),
-        Panel("check", CheckForm, actions.ability_check, "check/", _("Ability check")),
+        Panel("check", CheckForm, table.ability_check, "check/", _("Ability check")),
         Panel(
             "group_attack",
             GroupAttackForm,
