@@ -36,7 +36,10 @@ session and CSRF cookies, which a browser would never send back over HTTP);
 ``tests/combat/test_settings.py`` fails if anything else is reported. The other security
 headers (nosniff, ``Referrer-Policy: same-origin``, frame denial, a Content-Security-Policy
 without inline scripts) are on; ``Cross-Origin-Opener-Policy`` is sent over HTTPS only, since
-browsers ignore it over HTTP and log an error on every page (``middleware``). Encounter pages
+browsers ignore it over HTTP and log an error on every page (``middleware``). Behind a proxy
+that terminates HTTPS and says so (``serve --proxy-headers``), HTTPS answers alone make every
+cookie Secure and carry HSTS (``middleware.HttpsOnlyMiddleware``): Django's own settings for
+those would apply to plain HTTP too, hence the silenced checks. Encounter pages
 and every capability link (referee, join and display), their redirects and refusals included,
 are sent with ``Cache-Control: no-store``. A page may open websockets to its own origin only
 (``connect-src``). Websocket frames get no CSRF protection, so a websocket is accepted only

@@ -1,8 +1,9 @@
-"""Middleware: private pages stay out of caches, refusals are answers, sockets are same-origin.
+"""Middleware: private pages stay out of caches, refusals are answers, sockets are same-origin,
+HTTPS answers carry what HTTPS needs.
 
-Three Django middlewares (``PrivatePagesMiddleware``, ``QuietRefusalsMiddleware``,
-``ContentSecurityPolicyMiddleware``) and one ASGI guard for websockets (``SameOriginWebsocket``),
-which ``combat/site/asgi.py`` puts in front of every socket.
+Four Django middlewares (``HttpsOnlyMiddleware``, ``PrivatePagesMiddleware``,
+``QuietRefusalsMiddleware``, ``ContentSecurityPolicyMiddleware``) and one ASGI guard for
+websockets (``SameOriginWebsocket``), which ``combat/site/asgi.py`` puts in front of every socket.
 """
 
 from __future__ import annotations
@@ -33,6 +34,30 @@ ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitab
 # a slash appended and a 404 included: a cached redirect replays the exchange of the secret.
 _PRIVATE_PATH = re.compile(rf"^/(?:e|{prefix_pattern()})/", re.IGNORECASE)
 DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class HttpsOnlyMiddleware:
+    """On an answer to an HTTPS request, every cookie it sets ``Secure`` and
+    ``Strict-Transport-Security`` for ``FRAY_HSTS_SECONDS`` (none when 0).
+
+    A club behind a proxy that terminates HTTPS and says so (``X-Forwarded-Proto``, trusted
+    with ``serve --proxy-headers``) gets them; a LAN table over plain HTTP never does, since a
+    browser would not send a Secure cookie back over HTTP. Django's own settings for both are
+    all-or-nothing, so they stay off (``check --deploy``'s silenced warnings)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if not request.is_secure():
+            return response
+        for morsel in response.cookies.values():
+            morsel["secure"] = True
+        seconds = settings.FRAY_HSTS_SECONDS
+        if seconds and "Strict-Transport-Security" not in response:
+            response["Strict-Transport-Security"] = f"max-age={seconds}"
+        return response
 
 
 class PrivatePagesMiddleware:

@@ -9,9 +9,12 @@ helper that fails loudly on a bad value.
 from __future__ import annotations
 
 import os
+import re
 import secrets
+import sys
 import tempfile
 from pathlib import Path
+from typing import NoReturn
 from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -20,11 +23,51 @@ BASE_DIR = Path(__file__).resolve().parents[2]
 
 
 def env_str(name: str, default: str = "") -> str:
-    """A string from the environment, or from the file named by ``NAME_FILE``."""
+    """A string from the environment, or from the file named by ``NAME_FILE``.
+
+    A ``NAME_FILE`` that names no readable file, or an empty one, stops the process with one
+    line on standard error and status 1: a worker started without its secret key must not
+    start at all (a traceback would say less), nor make up a key of its own."""
     file_name = os.environ.get(f"{name}_FILE")
     if file_name:
-        return Path(file_name).read_text(encoding="utf-8").strip()
+        try:
+            value = Path(file_name).read_text(encoding="utf-8").strip()
+        except OSError as error:
+            _refuse(_missing_file_message(name, file_name, error))
+        if not value:
+            _refuse(_missing_file_message(name, file_name, None))
+        return value
     return os.environ.get(name, default)
+
+
+# One command an operator can paste to make the shared key file (README, "Past one machine").
+SECRET_KEY_COMMAND = (
+    "(umask 077; python3 -c 'import secrets; print(secrets.token_urlsafe(50))' > {path})"
+)
+
+
+def _missing_file_message(name: str, file_name: str, error: OSError | None) -> str:
+    if isinstance(error, FileNotFoundError):
+        problem = "does not exist"
+    elif error is not None:
+        problem = f"cannot be read ({error.strerror or error})"
+    else:
+        problem = "is empty"
+    if name != "SECRET_KEY":
+        return f"{name}_FILE={file_name} {problem}."
+    return (
+        f"SECRET_KEY_FILE={file_name} {problem}. Create it once with "
+        f"{SECRET_KEY_COMMAND.format(path=file_name)}, readable by the user the workers run "
+        "as, and give every worker the same file: workers with different keys do not know "
+        "each other's sessions."
+    )
+
+
+def _refuse(message: str) -> NoReturn:
+    """Stop before Django starts: one line for the operator, status 1 for systemd."""
+    sys.stderr.write(f"Fray cannot start: {message}\n")
+    sys.stderr.flush()
+    raise SystemExit(1)
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -103,6 +146,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Secure cookies and HSTS on HTTPS answers only (FRAY_HSTS_SECONDS below).
+    "combat.site.middleware.HttpsOnlyMiddleware",
     "combat.site.middleware.PrivatePagesMiddleware",
     "combat.site.middleware.QuietRefusalsMiddleware",
     # Static files answer here, before anything below runs: pre-compressed at collect time,
@@ -226,12 +271,21 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL")
+# What every channel and group name of this installation starts with in Redis. Pub/Sub channels
+# belong to the whole server, whatever database number REDIS_URL names (/0, /1...): two
+# installations sharing one Redis are kept apart by this prefix alone (channels_redis's
+# ``prefix``, "asgi" by default).
+CHANNEL_PREFIX = env_str("FRAY_CHANNEL_PREFIX", "asgi")
+if not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", CHANNEL_PREFIX):
+    raise ImproperlyConfigured(
+        f"FRAY_CHANNEL_PREFIX must be 1-64 letters, digits, '_', '.' or '-', not {CHANNEL_PREFIX!r}"
+    )
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             # Pub/Sub: measured to keep up with bursts where the list-based layer dropped.
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": CHANNEL_PREFIX},
         }
     }
 else:
@@ -293,6 +347,14 @@ X_FRAME_OPTIONS = "DENY"
 # Browsers ignore COOP over plain HTTP and log an error on every page; combat.site.middleware sends
 # it on HTTPS requests only.
 SECURE_CROSS_ORIGIN_OPENER_POLICY = None
+# Over HTTPS (a club's proxy that sets X-Forwarded-Proto: https to workers run with
+# ``serve --proxy-headers``): every cookie Secure, and HSTS for this many seconds, a year unless
+# FRAY_HSTS_SECONDS says otherwise (0: none). Sent by combat.site.middleware.HttpsOnlyMiddleware
+# on HTTPS answers alone, so a LAN table over plain HTTP never gets them; Django's own
+# SECURE_HSTS_SECONDS and *_COOKIE_SECURE would apply to plain HTTP too, and stay off.
+FRAY_HSTS_SECONDS = env_int("FRAY_HSTS_SECONDS", 60 * 60 * 24 * 365)
+if FRAY_HSTS_SECONDS < 0:
+    raise ImproperlyConfigured(f"FRAY_HSTS_SECONDS must be 0 or more, not {FRAY_HSTS_SECONDS}")
 # --- `check --deploy` on plain HTTP (owned by the host command's author; see README) ---
 # Fray is served over plain HTTP on a LAN, so these four HTTPS-only settings must stay off:
 # secure-only cookies would never reach the server, and an SSL redirect or HSTS would lock
@@ -325,7 +387,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     # Capability links hold secrets in URL paths (/r/<key>/, /join/<token>/, /d/<token>/):
     # every handler redacts them, so no log line hands out the table (combat/logs.py).
-    "filters": {"redact_capabilities": {"()": "combat.logs.RedactCapabilities"}},
+    "filters": {
+        "redact_capabilities": {"()": "combat.logs.RedactCapabilities"},
+        "one_line": {"()": "combat.site.logfilters.OneLine"},
+    },
     "formatters": {
         "django.server": {
             "()": "django.utils.log.ServerFormatter",
@@ -342,6 +407,11 @@ LOGGING = {
             "level": "INFO",
             "filters": ["redact_capabilities"],
         },
+        # Refusals of what a client sent: one line each, never a traceback.
+        "refusals": {
+            "class": "logging.StreamHandler",
+            "filters": ["one_line", "redact_capabilities"],
+        },
     },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
     "loggers": {
@@ -349,9 +419,11 @@ LOGGING = {
         # unredacted; its lines reach the root handler anyway.
         "django": {"handlers": [], "level": "INFO"},
         "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
-        # A request naming another host gets its 400; a traceback in the referee's terminal
-        # for every such probe on a LAN is noise.
-        "django.security.DisallowedHost": {"handlers": [], "propagate": False},
+        # What Django refuses as suspicious (a request naming a host not in ALLOWED_HOSTS, a
+        # body too large): the client gets its 400, the log one line, "Invalid HTTP_HOST
+        # header: 'x'...". No handler at all is not silence: Python's last-resort handler then
+        # printed each with its 14-line traceback.
+        "django.security": {"handlers": ["refusals"], "propagate": False},
     },
 }
 
