@@ -193,10 +193,9 @@ def test_the_check_button_of_a_becmi_row_opens_and_rolls_an_ability_check(
     url = reverse("becmi_check", args=[encounter.slug])
     assert f'href="{url}?actor={fighter9.pk}"' in page
     assert player.get(f"{url}?actor={fighter9.pk}", **HX).status_code == 200
-    _post(player, encounter, "becmi_check", {"actor": fighter9.pk, "ability": "str",
-                                             "score": 13, "modifier": 0, "natural": 13})  # fmt: skip
-    _post(player, encounter, "becmi_check", {"actor": fighter9.pk, "ability": "str",
-                                             "score": 13, "modifier": 0, "natural": 14})  # fmt: skip
+    check = {"actor": fighter9.pk, "ability": "str", "score": 13, "modifier": 0}
+    for natural in (13, 14):  # at the score succeeds, above it fails
+        _post(player, encounter, "becmi_check", check | {"natural": natural})
     assert [e.data["roll"]["success"] for e in LogEntry.objects.order_by("seq")] == [True, False]
 
 
