@@ -195,5 +195,5 @@ def test_three_rounds_surprise_initiative_group_attack_fireball_morale_condition
     expect(boris.locator("#log")).to_contain_text("Бій закінчено після 3 раундів.")
     expect(boris.locator("#log")).to_contain_text("Досвід за вбитих: 9")
     expect(boris.locator("#log")).to_contain_text("змінено; за таблицею 5")
-    expect(boris.locator("#log")).to_contain_text("Часток: 2, на кожну по 4, залишок 1.")
+    expect(boris.locator("#log")).to_contain_text("Часток: 2, по 4 ОД на частку, залишок 1.")
     expect(referee.locator("#round").get_by_role("link", name="Start a fight")).to_be_visible()

@@ -85,7 +85,7 @@ def test_a_wing_severed_from_the_left_bleeds_and_comes_back_with_undo(referee, p
     settled(anna)
     panel.locator("#id_direction").select_option("left")
     odds = panel.locator("output.odds")
-    expect(odds.locator('li[data-zone="left_wing"]')).to_have_text("levé křídlo 15%")
+    expect(odds.locator('li[data-zone="left_wing"]')).to_have_text("levé křídlo 15 %")
     expect(odds.locator('li[data-zone="belly"]')).to_be_visible()
     expect(odds.locator('li[data-zone="right_wing"]')).to_have_count(0)  # the far side
 

@@ -93,7 +93,7 @@ def test_a_punch_a_wrestle_and_a_ram_between_a_laptop_and_a_russian_phone(refere
     expect(result).to_contain_text("Hold: free → grabbed")
     expect(ogre_row.locator(".badge.hold")).to_have_text("held by Sir Kay: grabbed")
     expect(combatant(anna, "Sir Kay").locator(".badge.hold")).to_have_text(
-        "борется с: Ogre — захват"
+        "борьба → Ogre: захват"
     )
     expect(combatant(anna, "Ogre").locator(".hold-next")).to_have_text("может попытаться вырваться")
     expect(combatant(anna, "Sir Kay").locator(".hold-next")).to_have_text(
@@ -107,9 +107,9 @@ def test_a_punch_a_wrestle_and_a_ram_between_a_laptop_and_a_russian_phone(refere
     expect(result).to_contain_text("Hold: grabbed → thrown down")
     expect(ogre_row.locator(".badge.hold")).to_have_text("held by Sir Kay: thrown down")
     expect(combatant(anna, "Ogre").locator(".badge.hold")).to_have_text(
-        "удерживает: Sir Kay — на земле"
+        "борьба ← Sir Kay: на земле"
     )
-    expect(anna.locator("#log .entry.wrestle").first).to_contain_text("Захват: захват → на земле")
+    expect(anna.locator("#log .entry.wrestle").first).to_contain_text("Борьба: захват → на земле")
 
     # Two ships: the foes' cog rams the party's galley, (1d4 + 4) × 10 with a 2: 60 of 100.
     add_ship(referee, "Sea Wolf", "party", 100)

@@ -116,7 +116,7 @@ def test_a_skill_check_and_a_doom_save_from_a_ukrainian_phone(referee, phone):
     expect(panel.locator("output.odds")).to_contain_text("Wraith: імунітет до звичайної зброї")
     panel.locator("#id_damage").fill("1к8")
     result = roll_in_panel(anna, 18)
-    expect(result).to_contain_text("Шкоди немає")
+    expect(result).to_contain_text("Ушкоджень немає")
     hit = referee.locator("#log .entry.attack").first
     expect(hit).to_contain_text("Wraith is immune to ordinary weapons: no damage.")
     expect(combatant(referee, "Wraith").locator(".hp")).to_contain_text("20/20")
