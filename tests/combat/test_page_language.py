@@ -12,7 +12,9 @@ hit-location tables, the formats page, the home page, the bestiary, every panel 
 page opens (and each one's odds for the values it starts with), and the live snapshot for the
 referee and for a player. Every failure of every page is collected before the test fails.
 
-Set FRAY_SCAN_OUT to a file name to have every failure appended to it, one JSON line each.
+Set FRAY_SCAN_OUT to a file name to have every failure appended to it, one JSON line each, and
+FRAY_SCAN_DUMP to a folder to have each page's visible text written there, one file per system
+and language, for a native speaker's page-by-page read.
 """
 
 from __future__ import annotations
@@ -370,6 +372,7 @@ def test_every_page_reads_in_the_language(
         failures += [
             (name, kind, what) for kind, what in scan.check(html, english, language, allowed)
         ]
+        _dump(system_id, language, name, html)
     english_snapshots = snapshots(encounter, player, "en")
     for name, html in snapshots(encounter, player, language).items():
         found = scan.check(html, english_snapshots[name], language, allowed)
@@ -384,6 +387,14 @@ def test_every_page_reads_in_the_language(
                 file.write("\n")
     report = "\n".join(f"[{kind}] {page}: {what}" for page, kind, what in failures)
     assert not failures, f"{system_id} in {language}: {len(failures)} failures\n{report}"
+
+
+def _dump(system_id: str, language: str, name: str, html: str) -> None:
+    folder = os.environ.get("FRAY_SCAN_DUMP")
+    if folder:
+        path = Path(folder) / f"{system_id}-{language}.txt"
+        with path.open("a", encoding="utf-8") as file:
+            file.write(f"===== {name}\n{scan.visible(html)}\n")
 
 
 # --- the checks catch what they look for (and leave what is right) ---------------------------
