@@ -208,7 +208,7 @@ def adapt_attack_form(form: Any) -> None:
             form.initial["damage"] = local_dice(chosen["damage"])
     if chosen is not None:
         said = starter_words.attack(chosen["name"])
-        form.fields["damage"].label = _("Damage: %(attack)s") % {"attack": said}
+        form.fields["damage"].label = _("Damage (%(attack)s)") % {"attack": said}
 
 
 def clean_attack(form: Any, data: dict[str, Any]) -> None:

@@ -502,7 +502,7 @@ def test_the_row_reads_in_the_viewer_s_language(referee, encounter):
     page = referee.get(_url("encounter", encounter)).content.decode()
     assert "Bojovník 3" in page
     assert ">SIL</abbr>&nbsp;16&nbsp;(+2)" in page
-    assert 'title="útoky na blízko a zranění"' in page
+    assert 'title="útoky zblízka a zranění"' in page
 
 
 def test_a_save_against_magic_adds_the_stored_wis_and_says_so(referee, encounter):

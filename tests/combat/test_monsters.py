@@ -276,7 +276,7 @@ def test_an_attack_button_opens_its_system_s_form_with_the_damage(referee, encou
     form = referee.get(link.replace("&amp;", "&"), **HX).content.decode()
     values = form_values(form, panel)
     assert values["damage"] == "1d8" and values["attack"] == "1"
-    assert "Damage: bite" in form
+    assert "Damage (bite)" in form
 
 
 @pytest.mark.django_db
@@ -375,4 +375,4 @@ def test_a_czech_referee_sees_the_attack_s_damage_in_czech_dice(encounter):
     url = _url("attack", encounter)
     page = czech.get(f"{url}?actor={ogre.pk}&attack=0", **HX).content.decode()
     assert form_values(page, url)["damage"] == "2k4"
-    assert "Zranění: kyj" in page
+    assert "Zranění (kyj)" in page

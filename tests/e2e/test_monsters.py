@@ -33,7 +33,7 @@ def test_a_referee_on_a_phone_attacks_with_a_hobgoblin_s_weapon(phone):
     panel = swap_panel(referee, hobgoblin.get_by_role("link", name="weapon", exact=True))
     expect(panel.locator("#id_actor option:checked")).to_have_text("Hobgoblin 2")
     expect(panel.locator("#id_damage")).to_have_value("1d8")
-    expect(panel.get_by_text("Damage: weapon")).to_be_visible()
+    expect(panel.get_by_text("Damage (weapon)")).to_be_visible()
     panel.locator("#id_target").select_option(label="Bára")
     swap_panel(referee, panel.locator("button.primary"))
     result = fresh(panel, ".result")
