@@ -92,9 +92,7 @@ def test_a_punch_a_wrestle_and_a_ram_between_a_laptop_and_a_russian_phone(refere
     result = fill_and_roll(referee, attacker_natural="20", defender_natural="1")
     expect(result).to_contain_text("Hold: free → grabbed")
     expect(ogre_row.locator(".badge.hold")).to_have_text("held by Sir Kay: grabbed")
-    expect(combatant(anna, "Sir Kay").locator(".badge.hold")).to_have_text(
-        "борьба → Ogre: захват"
-    )
+    expect(combatant(anna, "Sir Kay").locator(".badge.hold")).to_have_text("борьба → Ogre: захват")
     expect(combatant(anna, "Ogre").locator(".hold-next")).to_have_text("может попытаться вырваться")
     expect(combatant(anna, "Sir Kay").locator(".hold-next")).to_have_text(
         "может попытаться повалить"
