@@ -275,7 +275,7 @@ def check(t: Table, data: st.DataObject) -> None:
                 t.referee(), ability="str", score=13, natural=_natural(data, 6), **common
             )
     else:
-        actions.ability_check(
+        toolkit.ability_check(
             t.referee(), ability="str", score=actor.str_score, natural=_natural(data), **common
         )
 
