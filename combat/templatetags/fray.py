@@ -113,6 +113,15 @@ def _exact(value: Any) -> Decimal | None:
 
 
 @register.filter
+def minus(value: Any) -> Any:
+    """A whole number with a true minus sign (−2), as print writes it, not a hyphen (-2);
+    anything else as it is. For figures in running text: an armour class hit, a total."""
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        return f"\u2212{-value}"
+    return value
+
+
+@register.filter
 def number(value: Any) -> str:
     """A number in the reader's notation, exactly as stored: 6, 5.5 in English, 5,5 in Czech,
     Russian and Ukrainian (never rounded: a height of 5.75 ft stays 5,75)."""

@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 from django.utils import translation
 
-from combat.templatetags.fray import chance, feet, number
+from combat.templatetags.fray import chance, feet, minus, number
 
 
 @pytest.mark.parametrize(
@@ -63,3 +63,9 @@ def test_a_chance_has_the_language_s_per_cent_sign(language, shown):
     with translation.override(language):
         assert chance(Fraction(9, 20)) == shown
         assert chance(Fraction(1, 12)).replace("8,3", "8.3") in {"8.3%", "8.3 %"}
+
+
+def test_a_negative_figure_has_a_true_minus_sign():
+    """Print's minus (−2), not a hyphen: a native read of every language stumbled on "AC -2"
+    beside the catalogues' own "−"."""
+    assert minus(-2) == "−2" and minus(0) == 0 and minus(3) == 3 and minus("x") == "x"

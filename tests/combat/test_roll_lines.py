@@ -89,7 +89,7 @@ def test_another_system_s_line_has_its_own_die_and_reasons() -> None:
         ({"success": True}, "Hit!"),  # an ascending-AC system says no AC
         (
             {"success": True, "hit_ac": -3, "automatic": True},
-            "Hit! · hits AC -3 · a natural 20 always hits",
+            "Hit! · hits AC −3 · a natural 20 always hits",
         ),
         ({"success": False, "automatic": True}, "Miss. · a natural 1 always misses"),
         ({"success": False, "needed": 14, "total": 9}, "Miss: needed 14, rolled 9."),
