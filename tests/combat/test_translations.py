@@ -240,3 +240,57 @@ def test_ukrainian_writes_one_apostrophe():
         if re.search(r"[А-Яа-яІіЇїЄєҐґ]'[А-Яа-яІіЇїЄєҐґ]", text)
     ]
     assert not mixed, mixed
+
+
+# What the native reads of issue 32 corrected, kept corrected: a calque, an order where a noun
+# belongs, a term the source documents word otherwise. Searched in every translation.
+CORRECTED = {
+    "cs": [
+        r"Spolknout vcelku",  # special attacks are nouns: Spolknutí vcelku
+        r"Uchvátit a roztrhat",
+        r"Zlomili se",  # morale: Morálka se zlomila
+        r"\bcíl %\(needed\)s",  # needs 14+: potřeba (Cíl is the Target)
+        r"z %\(max\)s životu",  # the genitive: života
+        r"\bstop\b",  # feet: ft
+        r"\bmrtvý\b",
+        r"\buložen\b",
+        r"Glamour",  # no Czech Dolmenwood keeps it in English
+        r"\bWyrm",
+    ],
+    "ru": [
+        r"Проглотить целиком",
+        r"Схватить и разорвать",
+        r"^Захват: %\(before\)s",  # BECMI wrestling: Борьба (not "Захват: без захвата")
+        r"возрастающ",  # ascending: восходящий
+        r"удушающий захват",  # the seed: удушение (констрикция)
+        r"Раунд уже продвинулся",
+        r"\bмёртв\b",
+        r"сохранён\b",
+        r"\bWyrm",
+        r"\bNPC\b",
+    ],
+    "uk": [
+        r"Проковтнути цілком",
+        r"рятівн",  # the seed and glossary: рятувальні
+        r"натуральн",  # the seed: природна
+        r"\bпровал",  # the seed: невдача
+        r"\bшкод",  # the seed: ушкодження
+        r"^Захоплення: %\(before\)s",  # Боротьба
+        r"зростаюч",  # ascending: висхідний
+        r"Вони зламалися",
+        r"Раунд уже просунувся",
+        r"\bмертвий\b",
+        r"\bNPC\b",
+    ],
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_what_the_native_reads_corrected_stays_corrected(language):
+    found = [
+        (pattern, text)
+        for pattern in CORRECTED[language]
+        for _msgid, text in _translations(language)
+        if re.search(pattern, text)
+    ]
+    assert not found, found
