@@ -147,13 +147,6 @@ def test_the_display_has_nothing_to_press(referee, player, fighter, goblin, enco
     assert "csrfmiddlewaretoken" not in content
 
 
-def test_the_display_is_not_told_it_has_a_seat(encounter, goblin):
-    """The seatless player's hint ("The referee will give you a character") is a seated
-    player's, not the table's: a display has no seat (a native read found it on every TV)."""
-    html = _display(encounter).get(reverse("display", args=[encounter.slug])).content.decode()
-    assert "You have a seat" not in html and 'class="hint waiting"' not in html
-
-
 def test_the_display_shows_the_round_and_puts_the_acting_side_first(
     referee, player, fighter, goblin, lurker, encounter
 ):

@@ -128,6 +128,9 @@ def test_the_display_speaks_its_own_language_and_fits_a_laptop(referee, new_cont
     assert last["y"] + last["height"] <= 800, last
     in_language(laptop, "cs")
     expect(laptop.locator("#party h2")).to_have_text("Družina")
+    # The display shares the seatless players' rendering; a seat's "the referee will give you
+    # a character" is not the table's to read (display.css).
+    expect(laptop.locator("#party .hint.waiting")).to_be_hidden()
     expect(combatant(laptop, "Ghoul").locator(".health")).to_have_text("bez zranění")
     free_roll(referee, "Wandering monsters", dice="1d6")
     expect(laptop.locator("#log-entries > .entry").first).to_contain_text("Wandering monsters")
