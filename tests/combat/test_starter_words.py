@@ -145,3 +145,20 @@ def test_a_referee_s_own_entry_keeps_the_name_they_typed(encounter, referee):
     with translation.override("cs"):
         assert bestiary.shown_name(entry) == "Goblin"
         assert bestiary.shown_name(bestiary.starter("ose").find("goblin")) == "Skřet"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("system", ["ose", "dolmenwood", "becmi"])
+def test_every_starter_monster_can_be_added_in_every_language(
+    encounter, referee, language, system
+):
+    """Its name, movement and notes in the language still fit a combatant's limits."""
+    encounter.system = system
+    encounter.save(update_fields=["system"])
+    referee.cookies["django_language"] = language
+    entries = bestiary.starter(system).entries
+    for entry in entries:
+        _add(referee, encounter, bestiary.starter_key(entry))
+    names = set(encounter.combatants.values_list("name", flat=True))
+    with translation.override(language):
+        assert names == {bestiary.shown_name(e) for e in entries}
