@@ -149,9 +149,7 @@ def test_a_referee_s_own_entry_keeps_the_name_they_typed(encounter, referee):
 
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("system", ["ose", "dolmenwood", "becmi"])
-def test_every_starter_monster_can_be_added_in_every_language(
-    encounter, referee, language, system
-):
+def test_every_starter_monster_can_be_added_in_every_language(encounter, referee, language, system):
     """Its name, movement and notes in the language still fit a combatant's limits."""
     encounter.system = system
     encounter.save(update_fields=["system"])
