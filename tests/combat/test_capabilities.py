@@ -25,7 +25,7 @@ from combat.logs import RedactedAccessLog, redact, redact_path
 from combat.models import Encounter, Seat
 
 from .conftest import character
-from .test_host import STARTUP_SECONDS, _fetch, _start, _stop
+from .test_host import STARTUP_SECONDS, fetch_page, start_command, stop_command
 
 # Shaped like the real ones (secrets.token_urlsafe), so a pattern tuned to them is tested too.
 SECRET = "sEcReT-0f_tHe-TaBlE-9x8w7v6u5t4s3r2q"
@@ -168,14 +168,14 @@ class _Unfollowed(urllib.request.HTTPRedirectHandler):
 
 def _visit_display_link(base: str) -> None:
     opener = urllib.request.build_opener(_Unfollowed)
-    assert _fetch(opener, f"{base}d/{SECRET}/")[0] == 404
-    assert _fetch(opener, f"{base}d/{SECRET}")[0] == 301  # the slash appended
+    assert fetch_page(opener, f"{base}d/{SECRET}/")[0] == 404
+    assert fetch_page(opener, f"{base}d/{SECRET}")[0] == 301  # the slash appended
 
 
 def test_serve_s_access_log_and_log_never_show_a_display_token(tmp_path: Path) -> None:
-    migrate, migrate_output = _start(tmp_path, ["migrate", "-v", "0"])
+    migrate, migrate_output = start_command(tmp_path, ["migrate", "-v", "0"])
     assert migrate.wait(timeout=STARTUP_SECONDS) == 0, migrate_output.text()
-    process, output = _start(
+    process, output = start_command(
         tmp_path, ["serve", "--port", "0", "--bind", "127.0.0.1", "--access-log"]
     )
     try:
@@ -187,12 +187,14 @@ def test_serve_s_access_log_and_log_never_show_a_display_token(tmp_path: Path) -
         output.wait_for(r'"GET /d/\[redacted\]" 301', STARTUP_SECONDS)
         output.wait_for(r"Not Found: /d/\[redacted\]/", STARTUP_SECONDS)
     finally:
-        text = _stop(process, output)
+        text = stop_command(process, output)
     assert SECRET not in text, text
 
 
 def test_the_host_s_log_never_shows_a_display_token(tmp_path: Path) -> None:
-    process, output = _start(tmp_path, ["host", "--port", "0", "--bind", "127.0.0.1", "-v", "2"])
+    process, output = start_command(
+        tmp_path, ["host", "--port", "0", "--bind", "127.0.0.1", "-v", "2"]
+    )
     try:
         base = output.wait_for(r"(http://127\.0\.0\.1:\d+/)", STARTUP_SECONDS).group(1)
         _visit_display_link(base)
@@ -200,7 +202,7 @@ def test_the_host_s_log_never_shows_a_display_token(tmp_path: Path) -> None:
         output.wait_for(r"HTTP GET /d/\[redacted\]/ 404", STARTUP_SECONDS)
         output.wait_for(r"HTTP GET /d/\[redacted\] 301", STARTUP_SECONDS)
     finally:
-        text = _stop(process, output)
+        text = stop_command(process, output)
     assert SECRET not in text, text
 
 

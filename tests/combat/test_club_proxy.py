@@ -37,7 +37,7 @@ from combat.capabilities import PREFIXES
 from combat.management.commands.bench_live import scratch_postgres, snapshot_seq
 from tests.conftest import has_program, require_or_skip
 
-from .test_host import STARTUP_SECONDS, _Output, _start, _stop
+from .test_host import STARTUP_SECONDS, ServerOutput, start_command, stop_command
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "combat" / "site" / "deploy"
@@ -212,7 +212,7 @@ class Socket:
 @dataclass
 class Worker:
     process: subprocess.Popen[str]
-    output: _Output
+    output: ServerOutput
     port: int
     access_log: Path
 
@@ -373,14 +373,14 @@ def club(tmp_path: Path) -> Iterator[Club]:
             "ALLOWED_HOSTS": HOST,
             "SECRET_KEY_FILE": str(key_file),
         }
-        migrate, migrate_output = _start(tmp_path, ["migrate", "-v", "0"], env)
+        migrate, migrate_output = start_command(tmp_path, ["migrate", "-v", "0"], env)
         assert migrate.wait(timeout=120) == 0, migrate_output.text()
-        started: list[tuple[subprocess.Popen[str], _Output, Path]] = []
+        started: list[tuple[subprocess.Popen[str], ServerOutput, Path]] = []
         try:
             for name in ("a", "b"):
                 access_log = tmp_path / f"worker-{name}.log"
                 command = ["serve", "--port", "0", "--proxy-headers", "--access-log"]
-                process, output = _start(tmp_path, [*command, str(access_log)], env)
+                process, output = start_command(tmp_path, [*command, str(access_log)], env)
                 started.append((process, output, access_log))
             workers = [
                 Worker(process, output, int(output.wait_for(WORKER_READY, STARTUP_SECONDS)[1]), log)
@@ -394,7 +394,7 @@ def club(tmp_path: Path) -> Iterator[Club]:
                 yield Club(port, workers, logs=tmp_path)
         finally:
             for process, output, _log in started:
-                _stop(process, output)
+                stop_command(process, output)
 
 
 # --------------------------------------------------------------------------- the club night
@@ -547,7 +547,9 @@ def test_a_worker_without_its_secret_key_file_says_how_to_make_it_and_stops(
     tmp_path: Path,
 ) -> None:
     missing = tmp_path / "etc" / "secret_key"
-    process, output = _start(tmp_path, ["serve", "--port", "0"], {"SECRET_KEY_FILE": str(missing)})
+    process, output = start_command(
+        tmp_path, ["serve", "--port", "0"], {"SECRET_KEY_FILE": str(missing)}
+    )
     assert process.wait(timeout=STARTUP_SECONDS) == 1
     text = output.text()
     assert text.count("\n") == 1, text

@@ -26,7 +26,7 @@ from django.urls import reverse
 from combat.models import Encounter
 from combat.site import serving
 
-from .test_host import STARTUP_SECONDS, _fetch, _start, _stop
+from .test_host import STARTUP_SECONDS, fetch_page, start_command, stop_command
 
 # What a phone's browser sends: compression on every request.
 BROWSER_ENCODINGS = "gzip, deflate, br, zstd"
@@ -212,7 +212,7 @@ class Browser:
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
 
     def get(self, url: str) -> tuple[int, dict[str, str], bytes]:
-        return _fetch(self.opener, url, headers={"Accept-Encoding": BROWSER_ENCODINGS})
+        return fetch_page(self.opener, url, headers={"Accept-Encoding": BROWSER_ENCODINGS})
 
     def post(self, url: str, data: dict[str, object], htmx: bool = False) -> tuple[int, str]:
         """Send a form (with its one-time key), follow the redirect; the status and final URL."""
@@ -288,9 +288,9 @@ def test_the_server_names_hashed_static_files_sent_compressed_and_cached_for_a_y
     tmp_path: Path, command: str
 ) -> None:
     if command == "serve":  # a worker migrates nothing itself
-        migrate, migrate_output = _start(tmp_path, ["migrate", "-v", "0"])
+        migrate, migrate_output = start_command(tmp_path, ["migrate", "-v", "0"])
         assert migrate.wait(timeout=STARTUP_SECONDS) == 0, migrate_output.text()
-    process, output = _start(tmp_path, [command, "--port", "0", "--bind", "127.0.0.1"])
+    process, output = start_command(tmp_path, [command, "--port", "0", "--bind", "127.0.0.1"])
     try:
         base = output.wait_for(r"(http://127\.0\.0\.1:\d+/)", STARTUP_SECONDS).group(1)
         browser = Browser()
@@ -309,12 +309,12 @@ def test_the_server_names_hashed_static_files_sent_compressed_and_cached_for_a_y
             assert headers.get("Content-Encoding") == "br", (asset, headers)
             assert "Accept-Encoding" in headers.get("Vary", ""), (asset, headers)
             only_gzip = {"Accept-Encoding": "gzip"}
-            _status, headers, _ = _fetch(
+            _status, headers, _ = fetch_page(
                 browser.opener, base + asset.lstrip("/"), headers=only_gzip
             )
             assert headers.get("Content-Encoding") == "gzip", (asset, headers)
     finally:
-        text = _stop(process, output)
+        text = stop_command(process, output)
     assert "Traceback" not in text, text
     assert "could not be collected" not in text, text
 
@@ -367,7 +367,7 @@ def _set_the_table(tmp_path: Path, base: str) -> tuple[str, Browser, list[Browse
         assert player.post(join_url, {"name": name}) == (200, encounter_url)
         players.append(player)
 
-    shell, shell_output = _start(tmp_path, ["shell", "-c", _SEAT_THE_TABLE])
+    shell, shell_output = start_command(tmp_path, ["shell", "-c", _SEAT_THE_TABLE])
     assert shell.wait(timeout=STARTUP_SECONDS) == 0, shell_output.text()
     table = json.loads(shell_output.wait_for(r"^TABLE (.*)$", 1).group(1))
     for n in range(ATTACKS):
@@ -385,14 +385,14 @@ def _set_the_table(tmp_path: Path, base: str) -> tuple[str, Browser, list[Browse
 def test_a_players_and_the_referees_first_load_stay_within_their_budgets(
     tmp_path: Path,
 ) -> None:
-    process, output = _start(tmp_path, ["host", "--port", "0", "--bind", "127.0.0.1"])
+    process, output = start_command(tmp_path, ["host", "--port", "0", "--bind", "127.0.0.1"])
     try:
         base = output.wait_for(r"(http://127\.0\.0\.1:\d+/)", STARTUP_SECONDS).group(1)
         encounter_url, referee, players = _set_the_table(tmp_path, base)
         player_load, player_page = _first_load(players[0], encounter_url)
         referee_load, referee_page = _first_load(referee, encounter_url)
     finally:
-        text = _stop(process, output)
+        text = stop_command(process, output)
     assert "Traceback" not in text, text
     # Measured on the table it claims to be: every visible goblin, and a roll log.
     for page in (player_page, referee_page):

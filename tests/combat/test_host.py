@@ -227,7 +227,7 @@ STOP_SECONDS = 10
 SCALE_OUT_ENV = ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "SECRET_KEY_FILE", "ALLOWED_HOSTS")
 
 
-class _Output:
+class ServerOutput:
     """Collects a process's output on a thread, so reading never blocks the test."""
 
     def __init__(self, process: subprocess.Popen[str]) -> None:
@@ -282,7 +282,7 @@ def test_it_serves_pages_and_static_files_then_stops_cleanly_on_ctrl_c(tmp_path:
         stderr=subprocess.STDOUT,
         text=True,
     )
-    output = _Output(process)
+    output = ServerOutput(process)
     try:
         base = output.wait_for(r"(http://127\.0\.0\.1:\d+/)", STARTUP_SECONDS).group(1)
 
@@ -319,9 +319,9 @@ REFEREE_KEY = "kEy-0f-tHe_rEfErEe-9x8w7v6u5t4s3r2q"
 JOIN_TOKEN = "t0KeN_0f-tHe-TaBlE1"
 
 
-def _start(
+def start_command(
     tmp_path: Path, command: list[str], extra_env: dict[str, str] | None = None
-) -> tuple[subprocess.Popen[str], _Output]:
+) -> tuple[subprocess.Popen[str], ServerOutput]:
     env = {key: value for key, value in os.environ.items() if key not in SCALE_OUT_ENV}
     env |= {"FRAY_DATA_DIR": str(tmp_path / "fray-data"), "PYTHONUNBUFFERED": "1"}
     env |= extra_env or {}
@@ -334,10 +334,10 @@ def _start(
         stderr=subprocess.STDOUT,
         text=True,
     )
-    return process, _Output(process)
+    return process, ServerOutput(process)
 
 
-def _stop(process: subprocess.Popen[str], output: _Output) -> str:
+def stop_command(process: subprocess.Popen[str], output: ServerOutput) -> str:
     try:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
@@ -349,7 +349,7 @@ def _stop(process: subprocess.Popen[str], output: _Output) -> str:
     return output.text()
 
 
-def _fetch(
+def fetch_page(
     opener: urllib.request.OpenerDirector,
     url: str,
     method: str = "GET",
@@ -395,12 +395,12 @@ def _visit_capability_paths(base: str, port: int) -> None:
     """Everything that used to put a referee key or join token in the log."""
     jar = http.cookiejar.CookieJar()
     browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    assert _fetch(browser, base)[0] == 200  # the CSRF cookie
+    assert fetch_page(browser, base)[0] == 200  # the CSRF cookie
     csrf = next(cookie.value for cookie in jar if cookie.name == "csrftoken")
-    assert _fetch(browser, f"{base}r/{REFEREE_KEY}/")[0] == 404
-    assert _fetch(browser, f"{base}join/{JOIN_TOKEN}/")[0] == 404
-    assert _fetch(browser, f"{base}r/{REFEREE_KEY}/", "POST", {"X-CSRFToken": csrf})[0] == 405
-    assert _fetch(urllib.request.build_opener(), f"{base}r/{REFEREE_KEY}/", "POST")[0] == 403
+    assert fetch_page(browser, f"{base}r/{REFEREE_KEY}/")[0] == 404
+    assert fetch_page(browser, f"{base}join/{JOIN_TOKEN}/")[0] == 404
+    assert fetch_page(browser, f"{base}r/{REFEREE_KEY}/", "POST", {"X-CSRFToken": csrf})[0] == 405
+    assert fetch_page(urllib.request.build_opener(), f"{base}r/{REFEREE_KEY}/", "POST")[0] == 403
     assert _websocket_close_code(port, f"/join/{JOIN_TOKEN}/") == 4404
 
 
@@ -412,7 +412,9 @@ def _assert_no_secrets(text: str) -> None:
 
 def test_the_host_log_never_shows_a_referee_key_or_join_token(tmp_path: Path) -> None:
     # -v 2: the access log too, on top of the default log's refusals and missing pages.
-    process, output = _start(tmp_path, ["host", "--port", "0", "--bind", "127.0.0.1", "-v", "2"])
+    process, output = start_command(
+        tmp_path, ["host", "--port", "0", "--bind", "127.0.0.1", "-v", "2"]
+    )
     try:
         base = output.wait_for(r"(http://127\.0\.0\.1:\d+/)", STARTUP_SECONDS).group(1)
         port = int(base.rsplit(":", 1)[1].strip("/"))
@@ -423,15 +425,15 @@ def test_the_host_log_never_shows_a_referee_key_or_join_token(tmp_path: Path) ->
         output.wait_for(r"HTTP POST /r/\[redacted\]/ 405", STARTUP_SECONDS)
         output.wait_for(r"WebSocket connected /join/\[redacted\]/", STARTUP_SECONDS)
     finally:
-        text = _stop(process, output)
+        text = stop_command(process, output)
     _assert_no_secrets(text)
 
 
 def test_a_serve_worker_serves_with_debug_off_and_a_redacted_access_log(tmp_path: Path) -> None:
     env = {"DEBUG": "1"}
-    migrate, migrate_output = _start(tmp_path, ["migrate", "-v", "0"], env)
+    migrate, migrate_output = start_command(tmp_path, ["migrate", "-v", "0"], env)
     assert migrate.wait(timeout=STARTUP_SECONDS) == 0, migrate_output.text()
-    process, output = _start(
+    process, output = start_command(
         tmp_path, ["serve", "--port", "0", "--bind", "127.0.0.1", "--access-log"], env
     )
     try:
@@ -446,15 +448,15 @@ def test_a_serve_worker_serves_with_debug_off_and_a_redacted_access_log(tmp_path
         output.wait_for(r"Method Not Allowed.*/r/\[redacted\]/", STARTUP_SECONDS)
 
         # DEBUG=1 in the environment, yet no debug page and WhiteNoise's production caching.
-        status, _headers, page = _fetch(urllib.request.build_opener(), f"{base}no/such/page/")
+        status, _headers, page = fetch_page(urllib.request.build_opener(), f"{base}no/such/page/")
         assert status == 404
         assert b"URLconf" not in page and b"DEBUG = True" not in page
-        status, headers, _ = _fetch(
+        status, headers, _ = fetch_page(
             urllib.request.build_opener(), f"{base}static/django_htmx/htmx-2.min.js"
         )
         assert status == 200 and "max-age=60" in headers.get("Cache-Control", "")
     finally:
-        text = _stop(process, output)
+        text = stop_command(process, output)
     _assert_no_secrets(text)
     assert "Fray stopped." in text
 
@@ -473,15 +475,15 @@ def test_host_serves_with_debug_off_and_makes_an_older_data_folder_private(
     database.touch()
     os.chmod(database, 0o644)
 
-    process, output = _start(
+    process, output = start_command(
         tmp_path, ["host", "--port", "0", "--bind", "127.0.0.1"], {"DEBUG": "1"}
     )
     try:
         base = output.wait_for(r"(http://127\.0\.0\.1:\d+/)", STARTUP_SECONDS).group(1)
-        assert _fetch(urllib.request.build_opener(), base)[0] == 200  # the database is in use
-        status, _headers, page = _fetch(urllib.request.build_opener(), f"{base}no/such/page/")
+        assert fetch_page(urllib.request.build_opener(), base)[0] == 200  # the database is in use
+        status, _headers, page = fetch_page(urllib.request.build_opener(), f"{base}no/such/page/")
         assert status == 404 and b"URLconf" not in page
-        status, headers, _ = _fetch(
+        status, headers, _ = fetch_page(
             urllib.request.build_opener(), f"{base}static/django_htmx/htmx-2.min.js"
         )
         assert "max-age=60" in headers.get("Cache-Control", "")
@@ -495,7 +497,7 @@ def test_host_serves_with_debug_off_and_makes_an_older_data_folder_private(
             assert path.exists(), path
             assert mode(path) == 0o600, path
     finally:
-        text = _stop(process, output)
+        text = stop_command(process, output)
     assert "Traceback" not in text, text
 
 

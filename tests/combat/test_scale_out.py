@@ -25,7 +25,7 @@ from django.urls import reverse
 from combat.models import Encounter
 
 from .conftest import monster
-from .test_host import STARTUP_SECONDS, _start, _stop
+from .test_host import STARTUP_SECONDS, start_command, stop_command
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -90,7 +90,7 @@ def workers(tmp_path: Path):
     started = []
     try:
         for number in range(2):
-            process, output = _start(
+            process, output = start_command(
                 tmp_path / f"worker-{number}",
                 ["serve", "--port", "0", "--bind", "127.0.0.1"],
                 env,
@@ -103,7 +103,7 @@ def workers(tmp_path: Path):
         yield ports
     finally:
         for process, output in started:
-            _stop(process, output)
+            stop_command(process, output)
 
 
 def test_a_change_made_through_one_worker_reaches_a_socket_on_the_other(workers):
