@@ -444,14 +444,19 @@ def test_a_club_behind_nginx_with_two_workers(club: Club) -> None:
             opened.append(sock)
         assert {sock.worker.port for sock in opened} == {w.port for w in club.workers}
 
+        def five_damage_to_the_ogre() -> Answer:
+            """The referee's form post that changes the table, answered by some worker."""
+            hit = referee.post(
+                f"/e/{slug}/hit-points/",
+                {"actor": ogre, "action": "damage", "amount": 5},
+                referer=f"{referee.origin}/e/{slug}/",
+                htmx=True,
+            )
+            assert hit.status == 200, hit.text[:500]
+            return hit
+
         # A change through one worker reaches every socket, those on the other worker too.
-        hit = referee.post(
-            f"/e/{slug}/hit-points/",
-            {"actor": ogre, "action": "damage", "amount": 5},
-            referer=f"{referee.origin}/e/{slug}/",
-            htmx=True,
-        )
-        assert hit.status == 200, hit.text[:500]
+        hit = five_damage_to_the_ogre()
         changed_on = club.worker_of(hit.local_port, f"POST /e/{slug}/hit-points/")
         assert any(sock.worker is not changed_on for sock in opened)
         for sock in opened:
@@ -498,13 +503,7 @@ def test_a_club_behind_nginx_with_two_workers(club: Club) -> None:
         for sock in lost:
             sock.wait_closed()
             sock.close()
-        hit = referee.post(
-            f"/e/{slug}/hit-points/",
-            {"actor": ogre, "action": "damage", "amount": 5},
-            referer=f"{referee.origin}/e/{slug}/",
-            htmx=True,
-        )
-        assert hit.status == 200, hit.text[:500]
+        hit = five_damage_to_the_ogre()
         assert club.worker_of(hit.local_port, f"POST /e/{slug}/hit-points/") is survivor
         for sock in opened:
             if sock.worker is survivor:
