@@ -214,6 +214,13 @@ def shown_name(entry: BestiaryEntry) -> str:
     return entry.name if entry.pk else starter_words.name(entry.name)
 
 
+def shown_stats(entry: BestiaryEntry) -> dict[str, Any]:
+    """An entry's stat block as monsters added by this reader take it: a starter entry's
+    movement and notes in their language (its attacks and Hit Dice stay keys), a campaign's
+    own as stored."""
+    return entry.stats if entry.pk else starter_words.localised(entry.stats)
+
+
 def find(encounter: Encounter, key: str) -> BestiaryEntry | None:
     """The entry a form names (see ``starter_key``), if the encounter may add from it."""
     kind, _sep, value = str(key).partition(":")
@@ -242,9 +249,7 @@ def add_monsters(
     sent twice, and Refused for an entry its stat block no longer passes (nothing added)."""
     encounter = viewer.encounter
     expression = hit_point_dice(entry.stats.get("hit_dice"), entry.name)
-    name, stats = shown_name(entry), entry.stats
-    if entry.pk is None:  # a starter entry: its monsters are named and noted as the referee reads
-        stats = starter_words.localised(stats)
+    name, stats = shown_name(entry), shown_stats(entry)
     added = []
     with transaction.atomic():
         for number in range(1, count + 1):
