@@ -475,6 +475,23 @@ def test_the_order_is_that_of_the_entries_not_of_the_document():
     assert states(fair.verify(document))[0:3:2] == [("failed", "order")] * 2
 
 
+def test_a_roll_with_several_problems_shows_the_first():
+    """malformed, then period, then seed, then order, then die."""
+    document = a_document()
+    document["periods"][0]["seed"] = SEED_2  # every roll of period 1: seed
+    del document["rolls"][1]  # and its old third roll: order
+    assert states(fair.verify(document))[:2] == [("failed", "seed")] * 2
+    document = a_document()
+    del document["rolls"][0]  # rolls 2 and 3 in first and second place: order
+    document["rolls"][0]["dice"][0][1] = document["rolls"][0]["dice"][0][1] % 8 + 1  # and die
+    document["rolls"][1]["player"] = "Z"  # and malformed
+    document["rolls"][1]["period"] = 9  # and period
+    got = states(fair.verify(document))
+    assert got[:2] == [("failed", "order"), ("failed", "malformed")]
+    document["rolls"][1]["player"] = "ab"
+    assert states(fair.verify(document))[1] == ("failed", "period")
+
+
 def test_rolls_in_an_open_period_are_committed_but_still_ordered():
     document = a_document()
     document["rolls"][4]["roll"] = 5
