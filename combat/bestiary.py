@@ -253,7 +253,7 @@ def add_monsters(
     added = []
     with transaction.atomic():
         for number in range(1, count + 1):
-            hp = ose.monster_hit_points(expression, rng=table.RNG)
+            hp = ose.monster_hit_points(expression, rng=table.UNLOGGED)
             monster = monster_from(
                 stats,
                 encounter,

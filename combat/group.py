@@ -225,7 +225,12 @@ def area_effect(
     for exposed in targets:
         if rows[exposed.target.pk].dead:
             raise Refused("target_is_dead", name=exposed.target.name)
-    rolled = dice.roll(damage, rng=table.RNG, entered=damage_dice)
+    # Players may learn of the effect unless it is secret or touched only what they cannot see.
+    unseen = all(rows[t.target.pk].hidden for t in targets)
+    head_secret = (viewer.is_referee and secret) or unseen
+    # The damage heads the group (written last, newest first): its dice are a roll of its own.
+    with table.own_roll(head_secret) as damage_roll:
+        rolled = dice.roll(damage, rng=table.RNG, entered=damage_dice)
     amount = max(rolled.total, 0)  # damage never heals
     group = _new_group(AREA, len(targets))
     modifiers = [Modifier(modifier, "situational")] if modifier else []
@@ -259,14 +264,8 @@ def area_effect(
         waiting=[target.name for target in waiting],
         group=group | {"index": 0},
     )
-    # Players may learn of the effect unless it is secret or touched only what they cannot see.
-    unseen = all(rows[t.target.pk].hidden for t in targets)
     head = table.record(
-        viewer,
-        EntryKind.ROLL,
-        data,
-        secret=(viewer.is_referee and secret) or unseen,
-        names=waiting,
+        viewer, EntryKind.ROLL, data, secret=head_secret, names=waiting, roll=damage_roll
     )
     _keep_result(viewer, once, head)
     return [head, *written[::-1]]
@@ -287,6 +286,7 @@ def _save_against(
     """A target's save against an area effect's ``amount``, written as
     ``actions.saving_throw`` writes one, with its ``group`` marker (and a pending save's
     ``label``)."""
+    secret = table.kept_secret(viewer, secret, target)  # before any die is cast
     result = ose.resolve_save(
         save_value=target.save_value(category),
         category=category,
@@ -316,7 +316,7 @@ def _save_against(
         viewer,
         EntryKind.SAVE,
         data,
-        secret=table.kept_secret(viewer, secret, target),
+        secret=secret,
         effects=[effect],
     )
 

@@ -21,7 +21,7 @@ from django.utils.translation import pgettext_lazy
 from combat import payloads, registry
 from combat.bounded import checks, limits, within
 from combat.classes import CharacterClass, validate_saves_as
-from rules import ose
+from rules import fair, ose
 
 # A monster's movement and special abilities as typed (combat.monsters reads them).
 MOVEMENT_LIMIT = 40  # "120' (40'), fly 360' (120')"
@@ -38,6 +38,10 @@ def _join_token() -> str:
 
 def _display_token() -> str:
     return secrets.token_urlsafe(16)  # 128 bits: the table display's capability (read-only)
+
+
+def _dice_seed() -> str:
+    return fair.new_seed()  # (looked up when called: a test may draw the seeds from its own)
 
 
 def _slug() -> str:
@@ -210,6 +214,16 @@ class Encounter(models.Model):
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     created = models.DateTimeField(auto_now_add=True)
+    # The server's dice (combat.table.dice): the open period's number, its secret seed (every
+    # screen shows its commitment, ``dice_commitment``) and how many rolls it has covered; the
+    # secret rolls' seed (one per secret roll: its commitment shown to the referee only) and
+    # how many secret rolls there have been. Written only by ``combat.table.dice``, in the
+    # statement that takes a roll's number: never by a save of the whole row (``save``).
+    dice_period = models.PositiveIntegerField(default=1, editable=False)
+    dice_rolls = models.PositiveIntegerField(default=0, editable=False)
+    dice_seed = models.CharField(max_length=64, default=_dice_seed, editable=False)
+    secret_rolls = models.PositiveIntegerField(default=0, editable=False)
+    secret_seed = models.CharField(max_length=64, default=_dice_seed, editable=False)
 
     # Not stored: True on a copy of the encounter as this process last rendered it
     # (``combat.live.hub.encounter_as_rendered``) until its first bump confirms it (``moved_to``).
@@ -225,6 +239,28 @@ class Encounter(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """A stored encounter saved whole writes every field but the dice's: their numbers move
+        on in the statements that take them (``combat.table.dice``), never back from a copy
+        read before."""
+        if not self._state.adding and kwargs.get("update_fields") is None and not args:
+            kwargs["update_fields"] = [
+                f.name
+                for f in self._meta.concrete_fields
+                if not f.primary_key and f.name not in DICE_FIELDS
+            ]
+        super().save(*args, **kwargs)
+
+    @property
+    def dice_commitment(self) -> str:
+        """The open period's commitment: SHA-256 of its seed, shown before every roll it covers."""
+        return fair.commitment(self.dice_seed)
+
+    @property
+    def secret_commitment(self) -> str:
+        """The next secret roll's commitment, shown to the referee only."""
+        return fair.commitment(self.secret_seed)
 
     def campaign_or_new(self) -> Campaign:
         """This encounter's campaign, made now if it has none yet (two requests racing to make
@@ -289,6 +325,35 @@ class Encounter(models.Model):
     @property
     def group_name(self) -> str:
         return f"encounter-{self.pk}"
+
+
+# The encounter's dice fields: never written by a save of the whole row (``Encounter.save``).
+DICE_FIELDS = frozenset({"dice_period", "dice_rolls", "dice_seed", "secret_rolls", "secret_seed"})
+
+
+class DiceSeed(models.Model):
+    """A period of an encounter's server dice that is over, its seed revealed to everyone: the
+    rolls numbered 1 to ``rolls`` in it can be checked against ``commitment``, which every
+    screen showed before the first of them (``combat.table.dice``)."""
+
+    encounter = models.ForeignKey(Encounter, on_delete=models.CASCADE, related_name="dice_seeds")
+    number = models.PositiveIntegerField()
+    seed = models.CharField(max_length=64)
+    rolls = models.PositiveIntegerField(default=0)
+    revealed = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["encounter", "number"], name="dice_seed_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"dice period {self.number} of encounter {self.encounter_id}"
+
+    @property
+    def commitment(self) -> str:
+        return fair.commitment(self.seed)
 
 
 class Seat(models.Model):
@@ -712,6 +777,10 @@ class LogEntry(models.Model):
     secret = models.BooleanField(default=False)
     data = models.JSONField(default=dict)
     effects = models.JSONField(default=list)
+    # The server dice it drew and how anyone can check them (combat.table.dice): its
+    # ``public`` roll (period, number, the player's value, the dice) and its ``secret`` one
+    # (the referee's: its own seed, revealed with it). Empty when no server die was drawn.
+    proof = models.JSONField(default=dict, blank=True)
     undoes = models.OneToOneField(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="undone_by"
     )

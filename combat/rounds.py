@@ -213,6 +213,13 @@ def round_context(
         "your_turn": bool(own & now.acting_ids),
         "at": marker(encounter),
         "initiative_mode": encounter.initiative_mode,
+        # The server's dice (combat.table.dice): the open period and its seal, shown before
+        # every roll it covers; the next secret roll's seal, to the referee only.
+        "seal": (
+            encounter.dice_period,
+            encounter.dice_commitment,
+            encounter.secret_commitment if referee else "",
+        ),
     }
 
 
@@ -337,9 +344,11 @@ def roll_initiative(
         rolls = []
         for c in living:
             typed = (dice or {}).get(c.pk)
-            roll = rules.roll_initiative(
-                dexterity=initiative_dexterity(c), rng=table.RNG, natural=typed
-            )
+            # A hidden combatant's die is secret: players read the entry without it.
+            with table.secret_dice(c.hidden):
+                roll = rules.roll_initiative(
+                    dexterity=initiative_dexterity(c), rng=table.RNG, natural=typed
+                )
             totals.append((c.pk, roll.total))
             modifier = roll.total - roll.natural
             rolls.append([c.name, roll.natural, typed is not None, modifier, roll.total])
@@ -586,6 +595,9 @@ def end_fight(
     encounter.round = 0
     encounter.turn = {}
     _save(encounter, "round", "turn")
+    # The fight's dice are revealed with its end: anyone may check them now.
+    revealed = table.reveal(encounter, only_if_rolled=True)
+    data.dice_period = revealed.number if revealed is not None else None
     return table.record(viewer, EntryKind.COMBAT, data, once=once, names=combatants)
 
 

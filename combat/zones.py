@@ -476,6 +476,7 @@ def damage_zone(
 ) -> LogEntry:
     """The referee's damage to a zone (a fall, a trap, a spell)."""
     combatant = _locked(viewer, combatant)
+    table.kept_secret(viewer, False, combatant)  # before any die is cast (its wound dice)
     change = hit_zone(viewer.encounter, combatant, zone, amount, wound_dice)
     data = _entry_data(combatant, "damage", zone, change, amount=amount, label=label)
     return _record_zone(viewer, combatant, data, change, once)
@@ -520,7 +521,10 @@ def tick_round(encounter: Encounter) -> tuple[list[dict], list[entries.ZoneTick]
         before = state_of(combatant)
         if before is None:
             continue
-        after, effects = hl.end_round(before, rng=table.RNG)
+        # A hidden combatant's dice are secret: the round's entry, which players read
+        # without it, must not carry them (combat.table.dice).
+        with table.secret_dice(combatant.hidden):
+            after, effects = hl.end_round(before, rng=table.RNG)
         if after == before:
             continue
         change = _commit(combatant, before, after, effects, floor=registry.of(encounter).zero_floor)

@@ -59,7 +59,8 @@ class Combat(Payload):
     The start: the ``surprise`` rolls, if any. The end (``combat.rounds.end_fight``): the
     ``rounds`` fought, who ``fell`` and who ``fled`` (``[[side, [{"name", "hidden"}, ...]],
     ...]``), the ``awards``, their ``xp_total``, the referee's ``extra`` line, the ``shares``
-    and what each gets (``per_share``, ``remainder``)."""
+    and what each gets (``per_share``, ``remainder``), and the period of the server's dice
+    its end revealed (``dice_period``: ``combat.table.dice``), if any roll used it."""
 
     event: str = ""
     before: Before | None = None
@@ -73,6 +74,7 @@ class Combat(Payload):
     shares: int | None = omitted()
     per_share: int | None = omitted()
     remainder: int | None = omitted()
+    dice_period: int | None = omitted()
 
 
 @dataclass(kw_only=True)

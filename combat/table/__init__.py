@@ -80,6 +80,7 @@ from combat.table.actions import (
     undo,
 )
 from combat.table.attack import LOCATION_FIELDS, Attack, classic_damage, deal_damage, where
+from combat.table.dice import UNLOGGED, own_roll, reveal, secret_dice, server_dice
 from combat.table.hooks import Announcer, HitLocations, connect, undoing
 from combat.table.life import (
     able,
@@ -108,6 +109,7 @@ from combat.table.rolls import RNG, damage_data, modifiers, roll_data
 __all__ = [
     "LOCATION_FIELDS",
     "RNG",
+    "UNLOGGED",
     "AlreadyUndone",
     "Announcer",
     "Attack",
@@ -137,9 +139,13 @@ __all__ = [
     "locked",
     "locked_pair",
     "modifiers",
+    "own_roll",
     "record",
     "rest",
+    "reveal",
     "roll_data",
+    "secret_dice",
+    "server_dice",
     "set_hp",
     "surprised",
     "touch",

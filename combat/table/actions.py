@@ -78,6 +78,7 @@ def rest(
 ) -> LogEntry:
     """Days of rest: a die of healing for each full day."""
     actor = alive(locked(viewer, actor))
+    secret = kept_secret(viewer, False, actor)  # before any die is cast
     # Full days first; which of the days were interrupted does not change the sum.
     schedule = [True] * (days - interrupted) + [False] * interrupted
     result = ose.natural_healing(
@@ -96,7 +97,7 @@ def rest(
         viewer,
         EntryKind.REST,
         data,
-        secret=kept_secret(viewer, False, actor),
+        secret=secret,
         effects=[effect],
         once=once,
     )
@@ -113,9 +114,10 @@ def free_roll(
     once: str = "",
 ) -> LogEntry:
     """Any dice, for anything the table needs rolled."""
+    secret = kept_secret(viewer, secret)  # before any die is cast
     rolled = dice.roll(expression, rng=RNG, entered=entered)
     data = entries.FreeRoll.of(rolled, entered=entered is not None, label=label)
-    return record(viewer, EntryKind.ROLL, data, secret=kept_secret(viewer, secret), once=once)
+    return record(viewer, EntryKind.ROLL, data, secret=secret, once=once)
 
 
 class AlreadyUndone(Exception):
@@ -205,6 +207,7 @@ def ability_check(
     """An ability check as B/X plays it, and BECMI with it: a d20 at or under the score (with
     the referee's modifier) succeeds, a natural 1 always, a natural 20 never."""
     actor = able(alive(locked(viewer, actor)))
+    secret = kept_secret(viewer, secret, actor)  # before any die is cast
     overruled = unsurprised(viewer, actor, despite_surprise=despite_surprise)
     result = ose.resolve_ability_check(score=score, modifier=modifier, rng=RNG, natural=natural)
     data = entries.Check(
@@ -214,6 +217,4 @@ def ability_check(
         roll=roll_data(result, needed=score, success=result.success, entered=natural is not None),
         despite_surprise=overruled,
     )
-    return record(
-        viewer, EntryKind.CHECK, data, secret=kept_secret(viewer, secret, actor), once=once
-    )
+    return record(viewer, EntryKind.CHECK, data, secret=secret, once=once)

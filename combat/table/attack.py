@@ -123,6 +123,7 @@ class Attack:
     def run(self) -> LogEntry:
         viewer = self.viewer
         attacker, target = attack_pair(viewer, self.actor, self.target)
+        secret = kept_secret(viewer, self.secret, attacker, target)  # before any die is cast
         able(alive(attacker))
         overruled = unsurprised(viewer, attacker, despite_surprise=self.despite_surprise)
         armed(viewer, attacker)
@@ -152,7 +153,7 @@ class Attack:
             viewer,
             EntryKind.ATTACK,
             data,
-            secret=kept_secret(viewer, self.secret, attacker, target),
+            secret=secret,
             effects=[e for e in effects if e["hp"] or "zones" in e],
             once=self.once,
         )

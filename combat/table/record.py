@@ -12,7 +12,7 @@ from combat.access import Viewer
 from combat.db.prepared import Prepared, insert, insert_statement, inserted_values, run_then_read
 from combat.models import ActionKey, Combatant, Encounter, LogEntry, Side, bump_returning
 from combat.payloads import Payload, Shown, to_json
-from combat.table import hooks
+from combat.table import dice, hooks
 
 
 class Repeated(Exception):
@@ -49,8 +49,12 @@ def claim(viewer: Viewer, once: str, entry: LogEntry | None = None) -> None:
 
 def kept_secret(viewer: Viewer, wanted: bool, *combatants: Combatant) -> bool:
     """Secret when the referee asks, and always when a hidden combatant takes part: players
-    must not learn of it from the log."""
-    return (viewer.is_referee and wanted) or any(c.hidden for c in combatants)
+    must not learn of it from the log. Asked before the action's first die: a secret
+    action's dice come from the secret stream (``combat.table.dice``)."""
+    secret = (viewer.is_referee and wanted) or any(c.hidden for c in combatants)
+    if secret:
+        dice.secret_action()
+    return secret
 
 
 def _public_outcome(viewer: Viewer, effects: Sequence[dict[str, int]]) -> list[Shown]:
@@ -87,6 +91,7 @@ def record(
     undoes: LogEntry | None = None,
     once: str = "",
     names: Iterable[Combatant] = (),
+    roll: dice.ServerRoll | None = None,
 ) -> LogEntry:
     """Write ``data`` (its kind's payload: ``combat.payloads``) as the encounter's next log
     entry and announce it after commit.
@@ -99,7 +104,8 @@ def record(
     more, e.g. ``"zones"``), which an undo reverses. ``names``: the combatants ``data`` names
     besides the entry's actor and target (whose being hidden makes the whole entry
     ``secret``): those hidden now are left out of what players read of it
-    (``combat.unseen``)."""
+    (``combat.unseen``). The server dice drawn since the action's last entry are its
+    ``proof`` (``combat.table.dice``), or ``roll``'s: dice drawn earlier for it."""
     encounter = viewer.encounter
     if not isinstance(data, Payload):
         raise TypeError(f"a {kind} entry is written as its payload, not {type(data).__name__}")
@@ -117,6 +123,7 @@ def record(
         secret=secret,
         data=stored,
         effects=list(effects),
+        proof=dice.taken(secret, roll),
         undoes=undoes,
     )
     public = not secret or "public" in stored

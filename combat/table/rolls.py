@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from combat.payloads import DamageRoll, Roll
+from combat.table.dice import RNG as RNG
 from rules import dice
 from rules.core import Modifier
 
 R = TypeVar("R", bound=Roll)
-
-RNG = secrets.SystemRandom()
-"""The server's random source, for every roll nobody typed in. A test that fixes the dice
-replaces it in every module that took it (``from combat.table import RNG``)."""
 
 
 def modifiers(applied: Sequence[Modifier]) -> list[list[Any]]:

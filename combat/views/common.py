@@ -36,7 +36,8 @@ def act_once(viewer: Viewer, once: str, form: Any, act: Callable[[], Any]) -> tu
     database nothing more for its key (on PostgreSQL, one wait less)."""
     if form.is_valid():
         try:
-            return True, act()
+            with table.server_dice(viewer.encounter, form.data.get("dice", "")):
+                return True, act()
         except table.Repeated:
             pass
         except (RulesError, Refused) as error:

@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from combat import group
+from combat import group, table
 from combat.access import Viewer, referee_for, viewer_for
 from combat.errors import Refused, message_for
 from combat.group_forms import GroupForm
@@ -88,7 +88,8 @@ def pending_save(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if problem:
         return panel_reply(request, viewer, "message", message=problem)
     try:
-        entry = group.roll_pending_save(viewer, pending, natural)
+        with table.server_dice(viewer.encounter, request.POST.get("dice", "")):
+            entry = group.roll_pending_save(viewer, pending, natural)
     except group.AlreadyRolled as rolled:
         entry = rolled.entry
     except (RulesError, Refused) as error:

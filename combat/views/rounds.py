@@ -164,7 +164,8 @@ def advance(request: HttpRequest, slug: str, what: str) -> HttpResponse:
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     try:
-        entry = rounds.advance_if_current(viewer, request.POST.get("at", ""), step)
+        with table.server_dice(viewer.encounter, request.POST.get("dice", "")):
+            entry = rounds.advance_if_current(viewer, request.POST.get("at", ""), step)
     except Refused as refused:
         return panel_reply(request, viewer, "message", message=message_for(refused))
     except STUCK:

@@ -152,7 +152,7 @@ def quick_add(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             with transaction.atomic():
                 for number in range(1, data["count"] + 1):
-                    hp = ose.monster_hit_points(data["hp_dice"], rng=table.RNG)
+                    hp = ose.monster_hit_points(data["hp_dice"], rng=table.UNLOGGED)
                     added = Combatant.objects.create(
                         encounter=viewer.encounter,
                         name=f"{data['name']} {number}" if data["count"] > 1 else data["name"],

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import logging
 import random
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from html.parser import HTMLParser
@@ -20,15 +19,22 @@ from django.urls import reverse
 
 from combat.logs import RedactCapabilities
 from combat.models import Combatant, Encounter, Kind, Seat, Side
+from combat.table import dice as server_dice
 
 
 def fixed_dice(monkeypatch: pytest.MonkeyPatch, rng: random.Random) -> random.Random:
-    """The server's dice (``combat.table.RNG``) replaced by ``rng`` in every module that took
-    them, so that a test can replay the same rolls (again, with a new ``rng``)."""
-    for name, module in list(sys.modules.items()):
-        if name.startswith("combat") and isinstance(getattr(module, "RNG", None), random.Random):
-            monkeypatch.setattr(module, "RNG", rng)
+    """The server's dice (``combat.table.RNG``) drawn from ``rng``, so that a test can replay
+    the same rolls (again, with a new ``rng``). They are still numbered and recorded as the
+    server's dice (``combat.table.dice``): only the values are fixed."""
+    monkeypatch.setattr(server_dice.RNG, "fixed", rng)
     return rng
+
+
+@pytest.fixture(autouse=True)
+def strict_dice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A die drawn and never recorded, or a secret entry's die taken from the public stream,
+    fails the test (a server logs it): either would leave a gap players could see."""
+    monkeypatch.setattr(server_dice, "STRICT", True)
 
 
 @pytest.fixture

@@ -145,6 +145,7 @@ def saving_throw(
     once: str = "",
 ) -> LogEntry:
     actor = table.alive(table.locked(viewer, actor))
+    secret = table.kept_secret(viewer, secret, actor)  # before any die is cast
     mods = becmi_save_modifiers(actor, {"modifier": modifier, "magical": magical})
     result = becmi.resolve_save(actor.save_value(category), mods, rng=table.RNG, natural=natural)
     data = entries.BecmiSave(
@@ -159,6 +160,4 @@ def saving_throw(
             payload=entries.BecmiRoll,
         ),
     )
-    return table.record(
-        viewer, EntryKind.SAVE, data, secret=table.kept_secret(viewer, secret, actor), once=once
-    )
+    return table.record(viewer, EntryKind.SAVE, data, secret=secret, once=once)

@@ -54,6 +54,7 @@ def skill_check(
     despite_surprise: bool = False,
 ) -> LogEntry:
     actor = table.able(table.alive(table.locked(viewer, actor)))
+    secret = table.kept_secret(viewer, secret, actor)  # before any die is cast
     overruled = table.unsurprised(viewer, actor, despite_surprise=despite_surprise)
     result = dw.resolve_skill_check(
         skill.key, target, _situational(modifier), rng=table.RNG, natural=natural
@@ -66,9 +67,7 @@ def skill_check(
         roll=_roll(result, sides=6, entered=natural is not None),
         despite_surprise=overruled,
     )
-    return table.record(
-        viewer, EntryKind.SKILL, data, secret=table.kept_secret(viewer, secret, actor), once=once
-    )
+    return table.record(viewer, EntryKind.SKILL, data, secret=secret, once=once)
 
 
 @transaction.atomic
@@ -85,6 +84,7 @@ def ability_check(
     despite_surprise: bool = False,
 ) -> LogEntry:
     actor = table.able(table.alive(table.locked(viewer, actor)))
+    secret = table.kept_secret(viewer, secret, actor)  # before any die is cast
     overruled = table.unsurprised(viewer, actor, despite_surprise=despite_surprise)
     result = dw.resolve_ability_check(
         ability, score, _situational(modifier), rng=table.RNG, natural=natural
@@ -96,9 +96,7 @@ def ability_check(
         roll=_roll(result, sides=6, entered=natural is not None),
         despite_surprise=overruled,
     )
-    return table.record(
-        viewer, EntryKind.CHECK, data, secret=table.kept_secret(viewer, secret, actor), once=once
-    )
+    return table.record(viewer, EntryKind.CHECK, data, secret=secret, once=once)
 
 
 @transaction.atomic
@@ -115,6 +113,7 @@ def saving_throw(
     once: str = "",
 ) -> LogEntry:
     actor = table.alive(table.locked(viewer, actor))
+    secret = table.kept_secret(viewer, secret, actor)  # before any die is cast
     result = dw.resolve_save(
         category,
         systems.dw_save_target(actor, category),
@@ -131,9 +130,7 @@ def saving_throw(
         magical=bool(magical),
         roll=_roll(result, sides=20, entered=natural is not None),
     )
-    return table.record(
-        viewer, EntryKind.SAVE, data, secret=table.kept_secret(viewer, secret, actor), once=once
-    )
+    return table.record(viewer, EntryKind.SAVE, data, secret=secret, once=once)
 
 
 class DolmenwoodAttack(table.Attack):
@@ -273,6 +270,7 @@ def chance_roll(
     secret: bool = False,
     once: str = "",
 ) -> LogEntry:
+    secret = table.kept_secret(viewer, secret)  # before any die is cast
     if kind == "x_in_6":
         result = dw.resolve_x_in_6(chance, rng=table.RNG, natural=natural)
     else:
@@ -285,6 +283,4 @@ def chance_roll(
         entered=natural is not None,
         success=result.success,
     )
-    return table.record(
-        viewer, EntryKind.CHANCE, data, secret=table.kept_secret(viewer, secret), once=once
-    )
+    return table.record(viewer, EntryKind.CHANCE, data, secret=secret, once=once)

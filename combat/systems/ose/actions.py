@@ -126,6 +126,7 @@ def saving_throw(
     magical: bool = False,
 ) -> LogEntry:
     actor = table.alive(table.locked(viewer, actor))
+    secret = table.kept_secret(viewer, secret, actor)  # before any die is cast
     modifiers = [Modifier(modifier, "situational")] if modifier else []
     # Against magic the stored WIS counts (combat.classes), as OSE's magic saves column says.
     wis = classes.magic_save_modifier(viewer.encounter.system, actor.wis_score) if magical else 0
@@ -157,7 +158,7 @@ def saving_throw(
         viewer,
         EntryKind.SAVE,
         data,
-        secret=table.kept_secret(viewer, secret, actor),
+        secret=secret,
         effects=effects,
         once=once,
     )

@@ -115,6 +115,7 @@ def ram(
 ) -> LogEntry:
     """A galley rams a ship (hull points) or a creature (hit points): THAC0 19 to hit."""
     ship, target = table.locked_pair(viewer, actor, target)
+    secret = table.kept_secret(viewer, secret, ship, target)  # before any die is cast
     table.alive(_ship(ship))
     overruled = table.unsurprised(viewer, ship, despite_surprise=despite_surprise)
     if target.dead:
@@ -153,7 +154,7 @@ def ram(
         viewer,
         EntryKind.NAVAL,
         data,
-        secret=table.kept_secret(viewer, secret, ship, target),
+        secret=secret,
         effects=effects,
         once=once,
     )
@@ -174,6 +175,7 @@ def grapple(
 ) -> LogEntry:
     """Grappling hooks thrown at 50 ft or less: 2 in 6, or by mutual agreement."""
     ship, target = table.locked_pair(viewer, actor, target)
+    secret = table.kept_secret(viewer, secret, ship, target)  # before any die is cast
     table.alive(_ship(ship))
     overruled = table.unsurprised(viewer, ship, despite_surprise=despite_surprise)
     _ship(target)
@@ -193,7 +195,7 @@ def grapple(
         viewer,
         EntryKind.NAVAL,
         data,
-        secret=table.kept_secret(viewer, secret, ship, target),
+        secret=secret,
         once=once,
     )
 
@@ -232,6 +234,7 @@ def repair(
     ship = _ship(table.locked(viewer, actor))
     if ship.dead:
         raise Refused("ship_sunk")
+    secret = table.kept_secret(viewer, False, ship)  # before any die is cast
     before = ship_of(ship)
     after = before.repair(crew, turns)
     life = naval.roll_repair_life(table.RNG, life_dice)
@@ -254,7 +257,7 @@ def repair(
     ship.save(update_fields=["hull_repaired"])
     data.hull = _ship_line(ship)
     return table.record(
-        viewer, EntryKind.NAVAL, data, secret=ship.hidden, effects=effects, once=once
+        viewer, EntryKind.NAVAL, data, secret=secret, effects=effects, once=once
     )
 
 
@@ -346,6 +349,7 @@ def board(
 ) -> LogEntry:
     """A blow in the boarding round: −2 to hit for the boarder, whose AC is 2 worse."""
     attacker, target = table.locked_pair(viewer, actor, target)
+    secret = table.kept_secret(viewer, secret, attacker, target)  # before any die is cast
     table.able(table.alive(attacker))
     overruled = table.unsurprised(viewer, attacker, despite_surprise=despite_surprise)
     if target.dead:
@@ -372,7 +376,7 @@ def board(
         viewer,
         EntryKind.NAVAL,
         data,
-        secret=table.kept_secret(viewer, secret, attacker, target),
+        secret=secret,
         effects=effects,
         once=once,
     )

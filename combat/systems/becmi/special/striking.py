@@ -84,6 +84,7 @@ def strike(
     """A punch or a kick: the hit roll, then on a hit ``1 + STR adj`` damage (0 pulled), the
     stun roll and, if stunned, the save vs Death Ray; a failed save knocks out for t rounds."""
     attacker, target = table.locked_pair(viewer, actor, target)
+    secret = table.kept_secret(viewer, secret, attacker, target)  # before any die is cast
     table.able(table.alive(attacker))
     overruled = table.unsurprised(viewer, attacker, despite_surprise=despite_surprise)
     if target.dead:
@@ -132,7 +133,7 @@ def strike(
         viewer,
         EntryKind.STRIKE,
         data,
-        secret=table.kept_secret(viewer, secret, attacker, target),
+        secret=secret,
         effects=effects,
         once=once,
     )

@@ -218,6 +218,7 @@ def start_wrestle(
     """The first round: a grab from free. Won, the two are wrestling (grabbed); lost or tied,
     the grab failed and nothing holds."""
     attacker, defender = table.locked_pair(viewer, actor, target)
+    secret = table.kept_secret(viewer, secret, attacker, defender)  # before any die is cast
     table.able(table.alive(attacker))
     overruled = table.unsurprised(viewer, attacker, despite_surprise=despite_surprise)
     if defender.dead:
@@ -253,7 +254,7 @@ def start_wrestle(
         viewer,
         EntryKind.WRESTLE,
         data,
-        secret=table.kept_secret(viewer, secret, attacker, defender),
+        secret=secret,
         once=once,
         names=[*attacker_helpers, *defender_helpers],
     )
@@ -286,6 +287,7 @@ def wrestle_round(
     the defender back towards free); a pinned defender saves or takes ``1 + STR adj``."""
     wrestle = _locked_wrestle(viewer, wrestle)
     attacker, defender = table.locked_pair(viewer, wrestle.attacker, wrestle.defender)
+    secret = table.kept_secret(viewer, secret, attacker, defender)  # before any die is cast
     if attacker.dead or defender.dead:  # the hold ended with the death (rows no longer show it)
         raise Refused("wrestle_over")
     before = _state(wrestle)
@@ -307,7 +309,7 @@ def wrestle_round(
         viewer,
         EntryKind.WRESTLE,
         data,
-        secret=table.kept_secret(viewer, secret, attacker, defender),
+        secret=secret,
         effects=effects,
         once=once,
     )
