@@ -238,10 +238,11 @@
   });
   document.body.addEventListener("htmx:configRequest", function (event) {
     if (!retrying) { return; }
-    var parameters = event.detail.parameters;
+    var parameters = event.detail.parameters;  // the very values, the dice's value among them
     Object.keys(parameters).forEach(function (name) { delete parameters[name]; });
     Object.assign(parameters, failed.values);
   });
+
 
   function tapError(kind, detail) {
     var box = document.getElementById("tap-error");
@@ -461,4 +462,15 @@
     if (document.hidden) { release(); } else { wake(); }
   });
   update();
+
 })();
+
+// The server's dice (dice-marks.js: each action's value, the log's dice remembered and checked)
+// come after the page, so that a phone's first load does not wait for them.
+(function (folder) {
+  window.addEventListener("load", function () {
+    if (document.getElementById("dice-seal")) {
+      document.head.appendChild(document.createElement("script")).src = folder + "dice-marks.js";
+    }
+  });
+})(document.currentScript.src.replace(/[^/]*$/, ""));

@@ -10,6 +10,7 @@ from combat.capabilities import DISPLAY, JOIN, REFEREE
 from combat.views import (
     bestiary,
     characters,
+    dice,
     display,
     feed,
     formats,
@@ -29,6 +30,9 @@ from combat.views import zones as zone_views
 encounter_patterns = [
     path("", pages.encounter, name="encounter"),
     path("log/", pages.log, name="log"),
+    path("dice/", dice.page, name="dice"),
+    path("dice/proofs.json", dice.proofs, name="dice_proofs"),
+    path("dice/new-seal/", dice.rotate, name="dice_rotate"),
     path("qr.svg", pages.join_qr, name="join_qr"),
     path("display/", display.display, name="display"),
     path("settings/", table.encounter_settings, name="encounter_settings"),

@@ -11,6 +11,8 @@ show); a page renders its own, with its session's CSRF token in their forms.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import template
 from django.conf import settings
 from django.template.context import Context
@@ -72,6 +74,7 @@ def entry_html(
         "entry": entry,
         "body": mark_safe(entry_body(entry, referee=referee, show_numbers=show_numbers)),
         "number": entry.seq if referee else entry.public_seq,
+        "proofs": shown_proofs(entry, referee=referee),
         "undone": entry.undone_seq,
         "referee": referee,
         "slug": slug,
@@ -80,6 +83,35 @@ def entry_html(
         "next_path": next_path,
     }
     return tidy(render("combat/log/_entry.jinja", context))
+
+
+def shown_proofs(entry: LogEntry, *, referee: bool) -> list[dict[str, Any]]:
+    """The server dice of ``entry`` a viewer may check (``combat.table.dice``), as its mark
+    carries them: players, the public roll of an entry they read whole; the referee, the
+    secret one too, with its seed (each secret roll's own, revealed with it)."""
+    proof = entry.proof if isinstance(entry.proof, dict) else {}
+    shown = []
+    public = proof.get("public")
+    if isinstance(public, dict) and (referee or not entry.secret):
+        shown.append({**public, "secret": False, **_dice_of(public)})
+    hidden = proof.get("secret")
+    if referee and isinstance(hidden, dict):
+        shown.append({**hidden, "secret": True, "period": "", "roll": 1, **_dice_of(hidden)})
+    return shown
+
+
+def _dice_of(part: dict[str, Any]) -> dict[str, str]:
+    """A proof's dice as its mark carries them, ``20:14 8:5`` (dice-marks.js shows them in
+    the reader's letters, ``k20 14``, with their state)."""
+    dice = part.get("dice")
+    pairs = (
+        [p for p in dice if isinstance(p, list) and len(p) == 2] if isinstance(dice, list) else []
+    )
+    return {"data": " ".join(f"{s}:{v}" for s, v in pairs if _whole(s) and _whole(v))}
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @register.simple_tag(takes_context=True)

@@ -19,6 +19,8 @@ KINDS = ("english", "die", "gender", "decimal", "duplicate label", "feet")
 
 # Words that are the same in every language: rules' own names and abbreviations.
 ALLOWED_EVERYWHERE = {"THAC0", "THAC", "XP", "QR", "JSON", "Esc", "Fray"}
+# The standards the server dice page names (how its dice are worked out, and what runs it).
+ALLOWED_EVERYWHERE |= {"SHA", "HMAC", "JavaScript"}
 # Names of things that are not translated: the rules systems' own titles, and each language
 # named in itself in the language menu.
 PROPER = {"OSE", "BECMI", "Dolmenwood", "Old", "School", "Essentials", "Rules", "Cyclopedia"}
