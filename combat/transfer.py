@@ -31,7 +31,8 @@ from django.utils.translation import gettext_lazy as _
 
 from combat import body_fields, monsters, registry, zones
 from combat.labels import IMMUNITIES
-from combat.models import Combatant, Condition, Encounter, Side
+from combat.models import DICE_FIELDS, Combatant, Condition, Encounter, Side
+from combat.table import dice
 from rules import rounds as round_rules
 from rules.errors import RulesError
 
@@ -44,8 +45,9 @@ MAX_DEPTH = 8  # the deepest a Fray export nests is 5 (combatant, zones, plan)
 MAX_TURNS = MAX_COMBATANTS + 2  # an initiative order: one turn per combatant at most
 
 # What stays behind: what only this copy of Fray means (ids, links, times, capabilities,
-# change numbers). Everything else a model stores is exported.
-ENCOUNTER_EXCLUDED = frozenset(
+# change numbers, the server dice's seeds: their proofs travel in the file's ``dice``).
+# Everything else a model stores is exported.
+ENCOUNTER_EXCLUDED = DICE_FIELDS | frozenset(
     {
         "id",
         "slug",
@@ -90,7 +92,10 @@ class FileKind:
 ENCOUNTER_FILE = FileKind(
     format=FORMAT,
     version=VERSION,
-    parts=frozenset({"encounter", "combatants"}),
+    # "dice": the proofs of the server's dice (combat.table.dice), for anyone to check the
+    # file with (``manage.py verify_dice``, the dice page); an import leaves them behind with
+    # the log they belong to.
+    parts=frozenset({"encounter", "combatants", "dice"}),
     too_large=_("The file is too large: an encounter file is at most 1 MB."),
     not_json=_("The file is not a Fray encounter: it is not JSON."),
     not_this=_("The file is not a Fray encounter: its format is not “fray-encounter”."),
@@ -129,6 +134,7 @@ def export_encounter(encounter: Encounter) -> dict[str, Any]:
         "version": VERSION,
         "encounter": data,
         "combatants": [{"ref": refs[c.pk]} | combatant_record(c) for c in combatants],
+        "dice": dice.document(encounter, referee=True),
     }
 
 

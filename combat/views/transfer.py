@@ -7,12 +7,14 @@ from functools import wraps
 from typing import Any
 
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.text import slugify
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
+from combat import table
 from combat.access import grant_referee, referee_for
 from combat.forms import EncounterForm
 from combat.transfer import (
@@ -29,7 +31,13 @@ from combat.views.pages import my_encounters
 @require_GET
 def export(request: HttpRequest, slug: str) -> HttpResponse:
     """The encounter as a file to download: the referee's only (a player gets 403)."""
-    encounter = referee_for(request, slug).encounter
+    viewer = referee_for(request, slug)
+    encounter = viewer.encounter
+    # The file carries the proofs of every server die: the open period's seed is revealed
+    # for it, and a new one sealed for the rolls to come (combat.table.dice).
+    with transaction.atomic():
+        if table.reveal(encounter, only_if_rolled=True) is not None:
+            table.touch(viewer)
     name = slugify(encounter.name) or "encounter"
     return json_download(export_json(encounter), f"fray-{name}.json")
 
