@@ -9,6 +9,11 @@ a few dozen actions as the referee and as the player (refused ones are skipped, 
 would show the refusal), builds the live views after each as the hub does and reads every
 message players' sockets would get, then loads the pages. The referee's log must name the
 hidden ones the entries name on the side, or the scan would prove nothing.
+
+Every action rolls the server's sealed dice (``combat.table.dice``), with a value "the acting
+browser" sent: at the end the referee reveals the seed, and every server die of every kind
+the example rolled must verify (``rules.fair.verify``), for the referee and for the player,
+whose proofs must hold no secret roll and leave no gap in the numbers.
 """
 
 from __future__ import annotations
@@ -55,10 +60,10 @@ from combat.systems.dolmenwood import actions as dolmenwood
 from combat.systems.dolmenwood import terms as dw_terms
 from combat.systems.ose import actions
 from combat.unseen import UNSEEN
-from rules import dice
+from rules import dice, fair
 from rules.errors import RulesError
 
-from .conftest import character, fixed_dice, monster
+from .conftest import character, monster
 from .test_display import _display
 
 pytestmark = pytest.mark.django_db
@@ -733,7 +738,7 @@ def _play(data: st.DataObject, system: str, tally: Counter, rng: random.Random) 
     for _ in range(steps):
         act = _choose(t, data, system)
         try:
-            act(t, data)
+            _sealed(t, data, act)
         except Skip:
             continue
         except REFUSALS as refused:
@@ -744,12 +749,47 @@ def _play(data: st.DataObject, system: str, tally: Counter, rng: random.Random) 
         _listen(t, act.__name__)
     _tally(t, tally)
     _read_everything(t, tally)
+    _dice_verify(t, tally)
+
+
+def _sealed(t: Table, data: st.DataObject, act: Action) -> None:
+    """``act``, its server dice sealed as a view rolls them, with a value the browser sent."""
+    sent = data.draw(st.text(HEX, max_size=32), label="the browser's value")
+    with toolkit.server_dice(t.encounter, sent):
+        act(t, data)
+
+
+def _dice_verify(t: Table, tally: Counter) -> None:
+    """The seed revealed (the referee's button), every server die rolled verifies: every one
+    for the referee, secret rolls too; the public ones for the player, numbered with no gap
+    (``fair.verify`` fails a roll whose number skips), none of them secret."""
+    referee, player = t.clients["referee"], t.clients["player"]
+    response = referee.post(reverse("dice_rotate", args=[t.encounter.slug]))
+    assert response.status_code == 302
+    url = reverse("dice_proofs", args=[t.encounter.slug])
+    everything = referee.get(url).json()
+    seen = player.get(url).json()
+    assert "secret" not in seen
+    full, public = fair.verify(everything), fair.verify(seen)
+    assert full["ok"] and not full["counts"]["committed"], full
+    assert public["ok"] and not public["counts"]["committed"], public
+    assert len(seen["rolls"]) == len(everything["rolls"])  # no public roll is kept from them
+    numbers = {entry.public_seq for entry in _public(t)}
+    assert {roll["entry"] for roll in seen["rolls"]} <= numbers
+    entries = LogEntry.objects.filter(encounter_id=t.pk).exclude(proof={})
+    for entry in entries:
+        for stream in entry.proof:
+            tally[f"dice {stream} {entry.kind}"] += 1
+            event(f"server dice: {stream} {entry.kind}")
 
 
 def _seeded_dice(monkeypatch: pytest.MonkeyPatch) -> random.Random:
-    """The server's dice, from a seed each example draws: an example replays as it ran (the
-    dead and the living decide what the next draws choose from)."""
-    return fixed_dice(monkeypatch, random.Random())
+    """The server's seeds, from a seed each example draws: its dice derive from them and the
+    values its browsers send, so an example replays as it ran (the dead and the living decide
+    what the next draws choose from)."""
+    rng = random.Random()
+    monkeypatch.setattr(fair, "new_seed", lambda: rng.randbytes(fair.SEED_BYTES).hex())
+    return rng
 
 
 def _scan(system: str, examples: int, monkeypatch: pytest.MonkeyPatch) -> Counter:
@@ -773,6 +813,11 @@ def _scan(system: str, examples: int, monkeypatch: pytest.MonkeyPatch) -> Counte
     return tally
 
 
+# The server rolls every system makes: attacks and their damage, saves, initiative, surprise
+# (the fight's start), morale, free rolls and area effects, rest.
+COMMON_ROLLS = ("attack", "save", "initiative", "combat", "morale", "roll", "rest")
+
+
 def _reached(tally: Counter, *names: str) -> None:
     missed = [name for name in names if not tally[name]]
     assert not missed, f"never reached: {missed}; reached: {sorted(tally.items())}"
@@ -782,18 +827,25 @@ def test_no_hidden_name_or_note_reaches_players_at_an_ose_table(monkeypatch):
     tally = _scan("ose", 70, monkeypatch)
     _reached(tally, "initiative", "acting", "expired", "fled", "summary")
     _reached(tally, "area", "group_attack", "saves players rolled")
+    # Every kind of server roll was sealed, revealed and verified, in both streams.
+    _reached(tally, *(f"dice public {kind}" for kind in COMMON_ROLLS), "dice public check")
+    _reached(tally, *(f"dice secret {kind}" for kind in ("attack", "save", "roll", "initiative")))
 
 
 def test_no_hidden_name_or_note_reaches_players_at_a_becmi_table(monkeypatch):
     tally = _scan("becmi", 55, monkeypatch)
     _reached(tally, "initiative", "acting", "expired", "fled", "summary", "helpers")
     _reached(tally, "strike", "naval", "wrestle")
+    _reached(tally, *(f"dice public {kind}" for kind in COMMON_ROLLS), "dice public wrestle")
+    _reached(tally, "dice public strike", "dice secret naval", "dice secret check")
 
 
 def test_no_hidden_name_or_note_reaches_players_at_a_dolmenwood_table(monkeypatch):
     tally = _scan("dolmenwood", 55, monkeypatch)
     _reached(tally, "initiative", "acting", "expired", "fled", "summary")
     _reached(tally, "check", "free_roll")
+    _reached(tally, *(f"dice public {kind}" for kind in COMMON_ROLLS), "dice public skill")
+    _reached(tally, "dice public chance", "dice secret chance", "dice secret rest")
 
 
 # --- one case the random tables reach rarely -----------------------------------------------
