@@ -51,10 +51,8 @@ Verification (:func:`verify`; ``static/dice-proof.js`` does exactly the same in 
    "committed" (still open). A period that is not an object, whose number is not a whole number,
    whose commitment or seed is not 64 lowercase hex characters, or whose number appears twice,
    is "failed" too.
-2. Within each period the rolls must be numbered 1, 2, 3 … with no gap and no repeat, in
-   whatever order their entries come: taken by number (then entry), the k-th roll of a period
-   must have ``roll == k``, else it fails with problem "order" (a repeat: the later one; a gap:
-   every roll past it). Every roll whose
+2. Within each period the rolls, taken in entry order, must be numbered 1, 2, 3 …: the k-th roll
+   of a period must have ``roll == k``, else it fails with problem "order". Every roll whose
    entry, period and roll number are readable takes its place in that count, even if the rest
    of it is malformed.
 3. A roll in a revealed period: die i must equal ``die(seed, roll, i, player, sides)``, else the
@@ -358,9 +356,7 @@ def verify(document: object) -> dict:
         if len(states.get(report["number"], ())) > 1:
             report["state"] = "failed"
 
-    # The numbers: every roll whose place is readable, by period, must be numbered 1, 2, 3 ...
-    # with no gap and no repeat, whatever order the entries have (an area effect's damage is
-    # numbered before its saves and written after them): sorted by number, the k-th is k.
+    # The order: every roll whose place is readable, by period, in entry order.
     places: dict[int, list[tuple[int, int, int]]] = {}
     for position, item in enumerate(rolls):
         entry, period = _whole(_field(item, "entry")), _whole(_field(item, "period"))
@@ -369,7 +365,7 @@ def verify(document: object) -> dict:
             places.setdefault(period, []).append((entry, position, roll))
     out_of_order = set()
     for placed in places.values():
-        placed.sort(key=lambda place: (place[2], place[0], place[1]))  # number, entry, place
+        placed.sort()  # by entry (then by place in the document)
         for k, (_entry, position, roll) in enumerate(placed, 1):
             if roll != k:
                 out_of_order.add(position)

@@ -342,9 +342,7 @@
       }
     });
 
-    // The numbers: every roll whose place is readable, by period, must be numbered 1, 2, 3 ...
-    // with no gap and no repeat, whatever order the entries have (an area effect's damage is
-    // numbered before its saves and written after them): sorted by number, the k-th is k.
+    // The order: every roll whose place is readable, by period, in entry order.
     var places = new Map();
     for (i = 0; i < rolls.length; i++) {
       item = rolls[i];
@@ -358,7 +356,7 @@
     }
     var outOfOrder = new Set();
     places.forEach(function (placed) {
-      placed.sort(function (p, q) { return p[2] - q[2] || p[0] - q[0] || p[1] - q[1]; });
+      placed.sort(function (p, q) { return p[0] - q[0] || p[1] - q[1]; });
       placed.forEach(function (place, k) {
         if (place[2] !== k + 1) { outOfOrder.add(place[1]); }
       });
