@@ -228,8 +228,16 @@ def area_effect(
     # Players may learn of the effect unless it is secret or touched only what they cannot see.
     unseen = all(rows[t.target.pk].hidden for t in targets)
     head_secret = (viewer.is_referee and secret) or unseen
-    # The damage heads the group (written last, newest first): its dice are a roll of its own.
-    with table.own_roll(head_secret) as damage_roll:
+    # The damage heads the group (written last, newest first): its dice are a roll of its own,
+    # numbered after the saves rolled by the server now, each a public roll of its own.
+    public_saves = sum(
+        1
+        for t in targets
+        if t.natural is None
+        and not (players_roll and rows[t.target.pk].seat_id)
+        and not ((viewer.is_referee and secret) or rows[t.target.pk].hidden)
+    )
+    with table.own_roll(head_secret, after=public_saves) as damage_roll:
         rolled = dice.roll(damage, rng=table.RNG, entered=damage_dice)
     amount = max(rolled.total, 0)  # damage never heals
     group = _new_group(AREA, len(targets))

@@ -82,6 +82,10 @@ class ServerRoll:
         self.period = 0
         self.hidden: fair.CommittedDice | None = None
         self.hidden_number = 0
+        # Numbers taken ahead for this action's next public rolls (``own_roll``'s ``after``),
+        # with their period and seed.
+        self.ahead: list[int] = []
+        self.ahead_of: tuple[int, str] = (0, "")
 
     @property
     def drawn(self) -> bool:
@@ -97,14 +101,22 @@ class ServerRoll:
 
     def _public(self) -> fair.CommittedDice:
         if self.public is None:
-            period, seed, number = _returning(
-                "UPDATE {table} SET dice_rolls = dice_rolls + 1 WHERE id = %s"
-                " RETURNING dice_period, dice_seed, dice_rolls",
-                [self.encounter_id],
-            )
+            if self.ahead:
+                (period, seed), number = self.ahead_of, self.ahead.pop(0)
+            else:
+                period, seed, number = self._take(1)
             self.period = period
             self.public = fair.CommittedDice(seed, number, self.player)
         return self.public
+
+    def _take(self, count: int) -> tuple[int, str, int]:
+        """``count`` public roll numbers: the period, its seed and the last of them."""
+        period, seed, last = _returning(
+            "UPDATE {table} SET dice_rolls = dice_rolls + %s WHERE id = %s"
+            " RETURNING dice_period, dice_seed, dice_rolls",
+            [count, self.encounter_id],
+        )
+        return period, seed, last
 
     def _secret(self) -> fair.CommittedDice:
         if self.hidden is None:
@@ -181,8 +193,8 @@ def server_dice(encounter: Encounter, player: object = "") -> Iterator[ServerRol
     token = _ROLL.set(roll)
     try:
         yield roll
-        if roll.drawn:
-            _misuse("server dice were drawn and no entry recorded them")
+        if roll.drawn or roll.ahead:
+            _misuse("server dice were drawn, or numbers taken, and no entry recorded them")
     finally:
         _ROLL.reset(token)
 
@@ -203,21 +215,38 @@ def secret_dice(secret: bool = True) -> Iterator[None]:
 
 
 @contextmanager
-def own_roll(secret: bool = False) -> Iterator[ServerRoll | None]:
+def own_roll(secret: bool = False, after: int = 0) -> Iterator[ServerRoll | None]:
     """The dice drawn inside are a roll of their own, for an entry written later (pass it to
-    ``record`` as ``roll``): an area effect's damage, rolled first and written after the
-    saves it causes, which it heads in the log. ``secret``: the entry it goes to is secret."""
+    ``record`` as ``roll``) after ``after`` entries with public server rolls of the same action:
+    an area effect's damage, rolled first and written after the saves it causes, which it
+    heads in the log. Players' roll numbers follow the entries (``rules.fair``: the k-th roll
+    of a period is roll k), so its number is the one after theirs, which are taken with it
+    for the action's next ``after`` public rolls. ``secret``: the entry it goes to is secret."""
     outer = _ROLL.get()
     if outer is None:
         yield None
         return
-    roll = ServerRoll(outer.encounter_id, outer.player)
+    roll = _Later(outer, after)
     roll.secret = secret
     token = _ROLL.set(roll)
     try:
         yield roll
     finally:
         _ROLL.reset(token)
+
+
+class _Later(ServerRoll):
+    """A roll written after ``after`` more public rolls of the action ``outer``."""
+
+    def __init__(self, outer: ServerRoll, after: int) -> None:
+        super().__init__(outer.encounter_id, outer.player)
+        self.outer, self.after = outer, after
+
+    def _take(self, count: int) -> tuple[int, str, int]:
+        period, seed, last = super()._take(count + self.after)
+        self.outer.ahead = list(range(last - self.after, last))
+        self.outer.ahead_of = (period, seed)
+        return period, seed, last
 
 
 def secret_action() -> None:

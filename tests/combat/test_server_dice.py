@@ -157,7 +157,7 @@ def test_players_read_only_the_proofs_of_entries_they_see(
 def test_every_screen_shows_the_seal_before_the_roll(player, referee, encounter):
     for client in (player, referee):
         html = client.get(reverse("encounter", args=[encounter.slug])).content.decode()
-        assert f'data-commitment="{encounter.dice_commitment}"' in html
+        assert f"<code>{encounter.dice_commitment[:16]}</code>" in html
         assert encounter.dice_seed not in html
     referee_page = referee.get(reverse("encounter", args=[encounter.slug])).content.decode()
     player_page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
@@ -324,3 +324,44 @@ def test_the_table_display_checks_the_dice_players_see(player, encounter, fighte
     assert _proofs(display, encounter) == _proofs(player, encounter)
     page = display.get(reverse("dice", args=[encounter.slug])).content.decode()
     assert reverse("display", args=[encounter.slug]) in page  # its way back
+
+
+def _verified_in_order(client: Client, encounter: Encounter, rolls: int) -> None:
+    """Revealed (the referee's button), every roll verifies: numbered 1..N in entry order."""
+    report = fair.verify(_proofs(client, encounter))
+    assert report["ok"] and report["counts"]["verified"] == rolls, report
+
+
+def test_rest_rolls_its_healing_dice_sealed(referee, encounter, fighter):
+    viewer = Viewer(encounter, is_referee=True, seat=None)
+    with table.server_dice(encounter, VALUE):
+        entry = table.rest(viewer, actor=fighter, days=3, interrupted=0, day_dice=None)
+    assert [sides for sides, _v in entry.proof["public"]["dice"]] == [3, 3, 3]  # a d3 a day
+    assert [v for _s, v in entry.proof["public"]["dice"]] == entry.payload.dice
+    referee.post(reverse("dice_rotate", args=[encounter.slug]))
+    _verified_in_order(referee, encounter, 1)
+
+
+def test_an_area_effects_damage_is_numbered_after_the_saves_it_heads(
+    referee, player, encounter, fighter, goblin, lurker
+):
+    """The damage is rolled first and written last (it heads its group in the log): players'
+    numbers follow the entries, so it takes the number after the saves' (a hidden target's
+    save is secret, and takes none)."""
+    from combat import group
+
+    viewer = Viewer(encounter, is_referee=True, seat=None)
+    targets = [group.Exposed(target=c, natural=None) for c in (fighter, goblin, lurker)]
+    with table.server_dice(encounter, VALUE):
+        written = group.area_effect(
+            viewer, targets=targets, damage=dice.parse("2d6"), damage_dice=None,
+            category="breath", on_save="half", modifier=0,
+        )  # fmt: skip
+    head, *saves = written
+    numbers = {e.pk: e.proof.get("public", {}).get("roll") for e in written}
+    public_saves = [s for s in saves if not s.secret]
+    assert sorted(numbers[s.pk] for s in public_saves) == [1, 2]
+    assert numbers[head.pk] == 3 and head.seq > max(s.seq for s in saves)
+    referee.post(reverse("dice_rotate", args=[encounter.slug]))
+    _verified_in_order(player, encounter, 3)
+    _verified_in_order(referee, encounter, 4)  # and the hidden one's secret save
