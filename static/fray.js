@@ -21,59 +21,6 @@
       "; path=/; samesite=lax";
   }
 
-  // The table display (display.html): a side with more combatants than its grid holds
-  // (fray.css: --cols × --rows) shows them a page at a time, turning the page by itself and
-  // saying which it is. Measured again at every turn, and whenever a live update replaces a
-  // side (it comes whole, on its first page's place).
-  var display = document.querySelector(".display[data-pager]");
-  if (display) {
-    var PAGE_MS = 8000;
-    var turned = {};
-    var paginate = function () {
-      display.querySelectorAll(".side").forEach(function (side) {
-        var cards = side.querySelectorAll(".combatants > .combatant");
-        var style = getComputedStyle(side);
-        var held = parseInt(style.getPropertyValue("--cols"), 10) *
-          parseInt(style.getPropertyValue("--rows"), 10);
-        var pager = side.querySelector(".pager");
-        var pages = held > 0 ? Math.ceil(cards.length / held) : 1;
-        if (pages < 2 || !isFinite(pages)) {
-          cards.forEach(function (card) { card.removeAttribute("data-off-page"); });
-          if (pager) { pager.remove(); }
-          return;
-        }
-        var page = (turned[side.id] || 0) % pages;
-        cards.forEach(function (card, i) {
-          card.toggleAttribute("data-off-page", Math.floor(i / held) !== page);
-        });
-        if (!pager) {
-          pager = document.createElement("span");
-          pager.className = "pager";
-          var heading = side.querySelector("h2");
-          if (heading) { heading.appendChild(pager); }
-        }
-        pager.textContent = display.dataset.pager
-          .replace("{page}", page + 1).replace("{pages}", pages);
-      });
-      display.querySelectorAll(".side .combatant").forEach(function (card) {
-        card.removeAttribute("data-crowded");
-        card.toggleAttribute("data-crowded", card.scrollHeight > card.clientHeight + 1);
-      });
-    };
-    window.setInterval(function () {
-      display.querySelectorAll(".side").forEach(function (side) {
-        turned[side.id] = (turned[side.id] || 0) + 1;
-      });
-      paginate();
-    }, PAGE_MS);
-    // Data attributes, not classes: htmx's settling puts back the class each new card came with
-    // (base.html's htmx-config) after the swap's own events.
-    window.addEventListener("resize", paginate);
-    document.addEventListener("htmx:oobAfterSwap", paginate);
-    document.addEventListener("htmx:afterSwap", paginate);
-    paginate();
-  }
-
   if (!window.htmx) { return; }
 
   // A LAN reconnects fast: cap the backoff at a few seconds instead of htmx's 64 s.
@@ -467,10 +414,8 @@
 
 // The server's dice (dice-marks.js: each action's value, the log's dice remembered and checked)
 // come after the page, so that a phone's first load does not wait for them.
-(function (folder) {
-  window.addEventListener("load", function () {
-    if (document.getElementById("dice-seal")) {
-      document.head.appendChild(document.createElement("script")).src = folder + "dice-marks.js";
-    }
-  });
-})(document.currentScript.src.replace(/[^/]*$/, ""));
+window.addEventListener("load", function (folder) {
+  if (document.getElementById("dice-seal")) {
+    document.head.appendChild(document.createElement("script")).src = folder + "dice-marks.js";
+  }
+}.bind(null, document.currentScript.src.replace(/[^/]*$/, "")));
