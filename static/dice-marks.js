@@ -9,6 +9,10 @@
   function keep(name, value) {
     try { window.localStorage.setItem(name, JSON.stringify(value)); } catch (error) { /* full, or private */ }
   }
+  var style = document.createElement("link");
+  style.rel = "stylesheet";
+  style.href = folder + "dice-marks.css";
+  document.head.appendChild(style);
 
   // The server's dice derive from its sealed seed and a value this browser makes, fresh for
   // every action: the server cannot have chosen them before it saw it (combat/table/dice.py).
@@ -18,7 +22,7 @@
     if (event.detail.verb === "post" && !parameters.dice) { parameters.dice = diceValue(); }
   });
   function diceValue() {
-    var bytes = new Uint8Array(8);  // 64 bits: what no server can guess before it arrives
+    var bytes = new Uint8Array(4);  // 32 bits: what no server can guess before it arrives
     try { window.crypto.getRandomValues(bytes); } catch (error) { return ""; }
     var hex = "";
     for (var i = 0; i < bytes.length; i++) { hex += (bytes[i] < 16 ? "0" : "") + bytes[i].toString(16); }
@@ -45,12 +49,11 @@
   function keyOf(mark) {
     return mark.dataset.seed ? "s" + mark.dataset.commitment : mark.dataset.p + ":" + mark.dataset.r;
   }
-  function dress(mark, letter) {
+  function dress(mark, letter, seal) {
     if (mark.querySelector(".die-state")) { return; }
     var state = document.createElement("span");
     state.className = "die-state";
-    state.textContent = mark.textContent;
-    mark.textContent = "";
+    state.textContent = mark.dataset.seed && seal.dataset.secretSealed || seal.dataset.sealed;
     (mark.dataset.d ? mark.dataset.d.split(" ") : []).forEach(function (pair) {
       var parts = pair.split(":");
       var die = document.createElement("span");
@@ -69,14 +72,14 @@
     var letter = LETTERS[document.documentElement.lang] || "d";
     var seals = recall("fray-seals:" + slug, {});
     if (!seals[seal.dataset.period]) {
-      seals[seal.dataset.period] = seal.dataset.commitment;
+      seals[seal.dataset.period] = seal.querySelector("code").textContent;
       keep("fray-seals:" + slug, seals);
     }
     var seen = recall("fray-seen:" + slug, {});
     var marks = Array.prototype.slice.call(document.querySelectorAll(".dice-proof"));
     var added = false;
     marks.forEach(function (mark) {
-      dress(mark, letter);
+      dress(mark, letter, seal);
       var key = keyOf(mark);
       if (!(key in seen)) { seen[key] = mark.dataset.d + "|" + mark.dataset.v; added = true; }
     });
@@ -123,15 +126,16 @@
     var roll = Number(mark.dataset.r);
     mark.dataset.state = "checking";
     window.FrayDice.sha256Hex(hexBytes(seed)).then(function (commitment) {
+      var sealed = commitment.indexOf(promised) === 0;  // (a seal shown: its first 16 digits)
+      var ok = sealed;
       return Promise.all(dice.map(function (pair, index) {
         var parts = pair.split(":");
         return window.FrayDice.die(seed, roll, index, mark.dataset.v, Number(parts[0]))
           .then(function (expected) { return expected === Number(parts[1]); });
       })).then(function (results) {
-        var ok = commitment === promised;
         var shown = mark.querySelectorAll(".die");
         results.forEach(function (good, index) {
-          if (shown[index]) { shown[index].classList.add(good && ok ? "verified" : "failed"); }
+          if (shown[index]) { shown[index].classList.add(good && sealed ? "verified" : "failed"); }
           ok = ok && good;
         });
         mark.dataset.state = ok ? "verified" : "failed";

@@ -37,6 +37,7 @@ SAID = {
         "sealed": "sealed",
         "your value": "your value",
         "Server dice sealed": "Server dice sealed",
+        "Check": "Check",
         "Back to the encounter": "Back to the encounter",
     },
     "cs": {
@@ -45,6 +46,7 @@ SAID = {
         "sealed": "zapečetěno",
         "your value": "vaše hodnota",
         "Server dice sealed": "Kostky serveru zapečetěny",
+        "Check": "Ověřit",
         "Back to the encounter": "Zpět ke střetnutí",
     },
     "ru": {
@@ -53,6 +55,7 @@ SAID = {
         "sealed": "запечатано",
         "your value": "ваше значение",
         "Server dice sealed": "Кости сервера запечатаны",
+        "Check": "Проверить",
         "Back to the encounter": "Вернуться к столкновению",
     },
     "uk": {
@@ -61,6 +64,7 @@ SAID = {
         "sealed": "запечатано",
         "your value": "ваше значення",
         "Server dice sealed": "Кості сервера запечатано",
+        "Check": "Перевірити",
         "Back to the encounter": "Назад до сутички",
     },
 }
@@ -136,12 +140,12 @@ def a_sealed_roll(referee: Page, anna: Page, modifier: int = 0) -> Locator:
     seal = anna.locator("#dice-seal")
     expect(seal).to_be_visible()  # before the roll, the seal it will be checked against
     expect(seal).to_have_attribute("data-period", "1")
-    expect(seal).to_have_attribute("data-commitment", re.compile(r"^[0-9a-f]{64}$"))
+    expect(seal.locator("code")).to_have_text(re.compile(r"^[0-9a-f]{16}$"))  # the seal
     mark = attack_with_server_dice(anna, modifier=modifier)
     dice = dice_of(mark)
     assert dice and dice[0][0] == 20 and 1 <= dice[0][1] <= 20, dice
-    # The phone's own randomness went with the action: 16 hex digits.
-    expect(mark).to_have_attribute("data-v", re.compile(r"^[0-9a-f]{16}$"))
+    # The phone's own randomness went with the action: 8 hex digits (32 bits).
+    expect(mark).to_have_attribute("data-v", re.compile(r"^[0-9a-f]{8}$"))
     expect(mark.locator(".die")).to_have_text(shown_dice(dice))
     expect(mark.locator(".die-state")).to_have_text("sealed")
     expect(mark).not_to_have_attribute("data-state", re.compile(r"."))
@@ -212,15 +216,14 @@ def test_a_players_server_roll_is_sealed_then_verified_live_when_the_fight_ends(
     anna = phone()
     mark = a_sealed_roll(referee, anna)
     dice = dice_of(mark)
-    sealed = anna.locator("#dice-seal").get_attribute("data-commitment")
-    expect(anna.locator("#dice-seal code")).to_have_text(sealed[:8])
+    sealed = anna.locator("#dice-seal code").inner_text()
 
     end_the_fight(referee)
 
     # Anna's phone, never reloaded: the new seal arrives live and her phone checks the dice.
     seal = anna.locator("#dice-seal")
     expect(seal).to_have_attribute("data-period", "2")
-    assert seal.get_attribute("data-commitment") != sealed
+    expect(seal.locator("code")).not_to_have_text(sealed)
     every_mark_verified(anna)
     expect(mark.locator(".die")).to_have_text(shown_dice(dice))
     expect(mark.locator(".die.verified")).to_have_count(len(dice))
@@ -298,7 +301,8 @@ def test_the_dice_page_checks_in_every_language_with_nothing_but_the_server(
         if language != "en":
             in_language(anna, language)
         # The encounter page, loaded anew in this language: the seal and the marks in it.
-        expect(anna.locator("#dice-seal a")).to_have_text(said["Server dice sealed"])
+        expect(anna.locator("#dice-seal")).to_contain_text(said["Server dice sealed"])
+        expect(anna.locator("#dice-seal a")).to_have_text(said["Check"])
         every_mark_verified(anna, said["verified"])
         expect(anna.locator("#log .dice-proof .die")).to_have_text(shown_dice(dice, letter))
 
@@ -324,8 +328,8 @@ def test_the_referees_new_seal_reaches_the_phone_live_and_the_old_rolls_verify(r
     seal = anna.locator("#dice-seal")
     expect(seal).to_be_visible()
     expect(seal).to_have_attribute("data-period", "1")
-    old = seal.get_attribute("data-commitment")
-    expect(referee.locator("#dice-seal")).to_have_attribute("data-commitment", old)
+    old = seal.locator("code").inner_text()
+    expect(referee.locator("#dice-seal code").first).to_have_text(old)
     mark = attack_with_server_dice(anna)
     dice = dice_of(mark)
     expect(mark.locator(".die-state")).to_have_text("sealed")
@@ -339,10 +343,8 @@ def test_the_referees_new_seal_reaches_the_phone_live_and_the_old_rolls_verify(r
 
     # Anna's phone, never reloaded: the new seal, then her dice checked against the old one.
     expect(seal).to_have_attribute("data-period", "2")
-    expect(seal).not_to_have_attribute("data-commitment", old)
-    new = seal.get_attribute("data-commitment")
-    assert re.fullmatch(r"[0-9a-f]{64}", new), new
-    expect(seal.locator("code")).to_have_text(new[:8])
+    expect(seal.locator("code")).not_to_have_text(old)
+    expect(seal.locator("code")).to_have_text(re.compile(r"^[0-9a-f]{16}$"))
     every_mark_verified(anna)
     expect(mark.locator(".die")).to_have_text(shown_dice(dice))
 

@@ -256,9 +256,7 @@ def repair(
     ship.hull_repaired = after.temporary_repairs
     ship.save(update_fields=["hull_repaired"])
     data.hull = _ship_line(ship)
-    return table.record(
-        viewer, EntryKind.NAVAL, data, secret=secret, effects=effects, once=once
-    )
+    return table.record(viewer, EntryKind.NAVAL, data, secret=secret, effects=effects, once=once)
 
 
 @transaction.atomic
