@@ -145,6 +145,10 @@ MESSAGES = {
         "%(low)s to %(high)s: change it first, then the rules system."
     ),
     "entry_unreadable": _("That entry's stored data cannot be read, so it cannot be undone."),
+    # A secret roll shown to players (table.show).
+    "not_secret": _("That entry is not secret: players see it already."),
+    "cannot_show": _("Only a roll can be shown to players."),
+    "cannot_show_undone": _("That roll was undone: there is nothing to show."),
 }
 FALLBACK = _("That value is not valid.")
 

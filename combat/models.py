@@ -745,6 +745,20 @@ class EntryKind(models.TextChoices):
 UNDOABLE_WITHOUT_EFFECTS = frozenset(
     {EntryKind.COMBAT, EntryKind.INITIATIVE, EntryKind.TURN, EntryKind.MORALE, EntryKind.CONDITION}
 )
+# The secret rolls the referee may show players (``combat.table.show``): rolls that changed
+# nothing an undo of the shown copy could put back (a wrestling hold, a ship, the round).
+SHOWABLE = frozenset(
+    {
+        EntryKind.ATTACK,
+        EntryKind.SAVE,
+        EntryKind.CHECK,
+        EntryKind.ROLL,
+        EntryKind.REST,
+        EntryKind.SKILL,
+        EntryKind.CHANCE,
+        EntryKind.STRIKE,
+    }
+)
 
 
 class LogEntry(models.Model):

@@ -18,8 +18,10 @@ readers (templates, an undo, the live view) get it back with :func:`read` (or
 - **The envelope.** Every payload carries what the table adds to any entry: ``unseen`` (the
   names hidden from players when it was written: ``combat.unseen``), ``public`` (what a
   secret entry did to what players see), ``group`` (an area effect's or a group roll's
-  marker), ``label`` (a free roll's, a pending save's) and ``despite_surprise`` (a surprised
-  combatant acted in the fight's first round by the referee's ruling: ``table.unsurprised``).
+  marker), ``label`` (a free roll's, a pending save's), ``despite_surprise`` (a surprised
+  combatant acted in the fight's first round by the referee's ruling: ``table.unsurprised``)
+  and ``shown`` (the secret entry, by the referee's number, that this one shows players:
+  ``table.show``).
   They are stored only when set.
 
 Nested values are payloads too (:class:`Roll`, :class:`DamageRoll`, ...): a field typed as a
@@ -74,6 +76,7 @@ class Payload:
     group: dict[str, Any] | None = omitted()
     label: str = omitted("")
     despite_surprise: bool = omitted(False)
+    shown: int | None = omitted()  # the referee's number of the secret entry it shows players
     undeclared: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     open: ClassVar[bool] = False  # its data may hold keys no field declares (:class:`Raw`)

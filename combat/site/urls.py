@@ -63,6 +63,7 @@ encounter_patterns = [
     path("seats/<int:pk>/give/", table.seat_give, name="seat_give"),
     path("seats/<int:pk>/seen/", feed.seen, name="feed_seen"),
     path("undo/<int:seq>/", undo.undo, name="undo"),
+    path("show/<int:seq>/", undo.show, name="show_entry"),
     # Every rules system's panels and the ones every table has, with their odds, from the
     # registry of systems (combat.registry).
     *panels.urlpatterns(),

@@ -77,6 +77,7 @@ from combat.table.actions import (
     correct_hit_points,
     free_roll,
     rest,
+    show,
     undo,
 )
 from combat.table.attack import LOCATION_FIELDS, Attack, classic_damage, deal_damage, where
@@ -147,6 +148,7 @@ __all__ = [
     "secret_dice",
     "server_dice",
     "set_hp",
+    "show",
     "surprised",
     "touch",
     "undo",

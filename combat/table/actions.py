@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from combat import registry
 from combat.access import Viewer
 from combat.errors import Refused
-from combat.models import Combatant, EntryKind, LogEntry
+from combat.models import SHOWABLE, Combatant, EntryKind, LogEntry
 from combat.payloads import table as entries
 from combat.table import hooks
 from combat.table.life import able, alive, hurt, set_hp, unsurprised
@@ -126,6 +126,32 @@ class AlreadyUndone(Exception):
     def __init__(self, undo: LogEntry | None = None) -> None:
         super().__init__()
         self.undo = undo
+
+
+@transaction.atomic
+def show(viewer: Viewer, entry: LogEntry) -> LogEntry:
+    """The referee shows players a secret roll: a new entry, in their log, saying what the
+    secret one said, with its dice and their proof (the secret roll's own seed goes with it, so
+    they can check it at once), the combatants hidden now worded as players read any hidden
+    name. The secret entry stays as it was; the new one changes nothing, and has no undo. Shown
+    once (``Repeated`` the second time)."""
+    if not entry.secret:
+        raise Refused("not_secret")
+    if entry.kind not in SHOWABLE:
+        raise Refused("cannot_show")
+    if entry.undone_seq:
+        raise Refused("cannot_show_undone")
+    data = entry.payload
+    data.shown, data.public, data.unseen = entry.seq, [], {}
+    hidden = entry.proof.get("secret") if isinstance(entry.proof, dict) else None
+    return record(
+        viewer,
+        entry.kind,
+        data,
+        once=f"show-{entry.seq}",
+        names=list(viewer.encounter.combatants.all()),
+        proof={"secret": hidden} if isinstance(hidden, dict) else {},
+    )
 
 
 def undo(viewer: Viewer, entry: LogEntry) -> LogEntry:

@@ -293,8 +293,8 @@ def reveal(encounter: Encounter, *, only_if_rolled: bool = False) -> DiceSeed | 
 
 def document(encounter: Encounter, *, referee: bool) -> dict[str, Any]:
     """The proof document (``rules.fair.verify`` reads it) of every server die a viewer may
-    see: players, the public rolls of the entries they read, numbered as they see them; the
-    referee, every roll, secret ones too."""
+    see: players, the public rolls of the entries they read, numbered as they see them, and
+    the secret rolls the referee showed them; the referee, every roll, secret ones too."""
     periods = [
         {"number": s.number, "commitment": s.commitment, "seed": s.seed}
         for s in DiceSeed.objects.filter(encounter=encounter)
@@ -307,18 +307,20 @@ def document(encounter: Encounter, *, referee: bool) -> dict[str, Any]:
         LogEntry.objects.filter(encounter=encounter)
         .exclude(proof={})
         .order_by("seq")
-        .values_list("seq", "public_seq", "secret", "proof")
+        .values_list("seq", "public_seq", "secret", "proof", "data__shown")
     )
-    for seq, public_seq, is_secret, proof in entries:
+    for seq, public_seq, is_secret, proof, shown in entries:
         if not isinstance(proof, dict):
             continue
+        number = seq if referee else public_seq
         public = proof.get("public")
         if isinstance(public, dict) and (referee or not is_secret):
-            rolls.append({"entry": seq if referee else public_seq, **public})
+            rolls.append({"entry": number, **public})
         hidden = proof.get("secret")
-        if referee and isinstance(hidden, dict):
-            secret.append({"entry": seq, **hidden})
+        # Players: a secret roll the referee showed them (``table.show``), with its own seed.
+        if isinstance(hidden, dict) and (referee or (shown and not is_secret)):
+            secret.append({"entry": number, **hidden})
     found: dict[str, Any] = {"version": fair.VERSION, "periods": periods, "rolls": rolls}
-    if referee:
+    if referee or secret:
         found["secret"] = secret
     return found

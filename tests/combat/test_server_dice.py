@@ -365,3 +365,44 @@ def test_an_area_effects_damage_is_numbered_after_the_saves_it_heads(
     referee.post(reverse("dice_rotate", args=[encounter.slug]))
     _verified_in_order(player, encounter, 3)
     _verified_in_order(referee, encounter, 4)  # and the hidden one's secret save
+
+
+# --- a secret roll shown to players -------------------------------------------------------------
+
+
+def test_the_referee_shows_players_a_secret_roll_with_its_proof(
+    referee, player, encounter, fighter, lurker
+):
+    referee.post(
+        reverse("attack", args=[encounter.slug]),
+        {"actor": lurker.pk, "target": fighter.pk, "mode": "melee", "damage": "1d6", "dice": VALUE},
+    )
+    secret = LogEntry.objects.get(encounter=encounter)
+    assert secret.secret and "secret" in secret.proof
+    html = referee.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert reverse("show_entry", args=[encounter.slug, secret.seq]) in html
+    assert player.post(reverse("show_entry", args=[encounter.slug, secret.seq])).status_code == 403
+    response = referee.post(reverse("show_entry", args=[encounter.slug, secret.seq]))
+    assert response.status_code in (200, 302)
+    shown = LogEntry.objects.get(encounter=encounter, secret=False)
+    assert shown.data["shown"] == secret.seq and shown.proof == {"secret": secret.proof["secret"]}
+    assert shown.effects == [] and not shown.undoable
+    # Players read it, the hidden attacker worded as any hidden name, and check its dice now.
+    page = player.get(reverse("encounter", args=[encounter.slug])).content.decode()
+    assert "Lurking wight" not in page and "a hidden foe" in page
+    assert "a secret roll, shown by the referee" in page
+    assert f'data-seed="{secret.proof["secret"]["seed"]}"' in page
+    seen = _proofs(player, encounter)
+    assert [roll["entry"] for roll in seen["secret"]] == [shown.public_seq]
+    report = fair.verify(seen)
+    assert report["ok"] and report["counts"]["verified"] == 1
+    # Shown once; a public entry, or an undone one, is not shown.
+    again = referee.post(
+        reverse("show_entry", args=[encounter.slug, secret.seq]), HTTP_HX_REQUEST="true"
+    )
+    assert "shown already" in again.content.decode()
+    assert LogEntry.objects.filter(encounter=encounter).count() == 2
+    refused = referee.post(
+        reverse("show_entry", args=[encounter.slug, shown.seq]), HTTP_HX_REQUEST="true"
+    )
+    assert "players see it already" in refused.content.decode()
