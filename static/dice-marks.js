@@ -67,7 +67,7 @@
   function proofs() {
     var seal = document.getElementById("dice-seal");
     if (!seal) { return; }
-    var proofsUrl = seal.querySelector("a").getAttribute("href") + "proofs.json";
+    var proofsUrl = seal.querySelector("a").getAttribute("href") + "proofs.json?seeds";
     var slug = proofsUrl.split("/")[2];
     var letter = LETTERS[document.documentElement.lang] || "d";
     var seals = recall("fray-seals:" + slug, {});

@@ -291,17 +291,24 @@ def reveal(encounter: Encounter, *, only_if_rolled: bool = False) -> DiceSeed | 
     return DiceSeed.objects.create(encounter=encounter, number=period, seed=seed, rolls=rolls)
 
 
+def periods(encounter: Encounter) -> list[dict[str, Any]]:
+    """Every period of ``encounter``'s dice: those over, with their revealed seeds, and the
+    open one, its seal alone."""
+    found: list[dict[str, Any]] = [
+        {"number": s.number, "commitment": s.commitment, "seed": s.seed}
+        for s in DiceSeed.objects.filter(encounter=encounter)
+    ]
+    found.append(
+        {"number": encounter.dice_period, "commitment": encounter.dice_commitment, "seed": None}
+    )
+    return found
+
+
 def document(encounter: Encounter, *, referee: bool) -> dict[str, Any]:
     """The proof document (``rules.fair.verify`` reads it) of every server die a viewer may
     see: players, the public rolls of the entries they read, numbered as they see them, and
     the secret rolls the referee showed them; the referee, every roll, secret ones too."""
-    periods = [
-        {"number": s.number, "commitment": s.commitment, "seed": s.seed}
-        for s in DiceSeed.objects.filter(encounter=encounter)
-    ]
-    periods.append(
-        {"number": encounter.dice_period, "commitment": encounter.dice_commitment, "seed": None}
-    )
+    periods_ = periods(encounter)
     rolls, secret = [], []
     entries = (
         LogEntry.objects.filter(encounter=encounter)
@@ -320,7 +327,7 @@ def document(encounter: Encounter, *, referee: bool) -> dict[str, Any]:
         # Players: a secret roll the referee showed them (``table.show``), with its own seed.
         if isinstance(hidden, dict) and (referee or (shown and not is_secret)):
             secret.append({"entry": number, **hidden})
-    found: dict[str, Any] = {"version": fair.VERSION, "periods": periods, "rolls": rolls}
+    found: dict[str, Any] = {"version": fair.VERSION, "periods": periods_, "rolls": rolls}
     if referee or secret:
         found["secret"] = secret
     return found

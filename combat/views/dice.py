@@ -16,6 +16,7 @@ from combat.models import Encounter
 from combat.table import dice
 from combat.views.common import encounter_url
 from rules import dice as rules_dice
+from rules import fair
 
 
 def reader_for(request: HttpRequest, slug: str) -> Viewer:
@@ -50,9 +51,15 @@ def page(request: HttpRequest, slug: str) -> HttpResponse:
 
 @require_GET
 def proofs(request: HttpRequest, slug: str) -> JsonResponse:
-    """The proof document of the dice this viewer may see (``rules.fair.verify`` reads it)."""
+    """The proof document of the dice this viewer may see (``rules.fair.verify`` reads it).
+    With ``?seeds``, its periods alone: what the log's marks need to check the rolls they
+    carry (``static/dice-marks.js``), asked by every phone when a fight ends, so it stays the
+    same few hundred bytes however long the log."""
     viewer = reader_for(request, slug)
-    document = dice.document(viewer.encounter, referee=viewer.is_referee)
+    if "seeds" in request.GET:
+        document = {"version": fair.VERSION, "periods": dice.periods(viewer.encounter)}
+    else:
+        document = dice.document(viewer.encounter, referee=viewer.is_referee)
     # What the log's marks say once they are checked (static/dice-marks.js), in the viewer's
     # language: the page does not carry these words to every phone's first load.
     document["words"] = {

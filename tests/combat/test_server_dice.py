@@ -406,3 +406,15 @@ def test_the_referee_shows_players_a_secret_roll_with_its_proof(
         reverse("show_entry", args=[encounter.slug, shown.seq]), HTTP_HX_REQUEST="true"
     )
     assert "players see it already" in refused.content.decode()
+
+
+def test_the_logs_marks_ask_for_the_seeds_alone(referee, player, encounter, fighter, goblin):
+    """Every phone asks when a fight ends: the answer does not grow with the log."""
+    for _ in range(3):
+        _attack(player, encounter, fighter, goblin)
+    referee.post(reverse("dice_rotate", args=[encounter.slug]))
+    response = player.get(reverse("dice_proofs", args=[encounter.slug]), {"seeds": ""})
+    seeds = response.json()
+    assert set(seeds) == {"version", "periods", "words"} and len(seeds["periods"]) == 2
+    assert seeds["periods"][0]["seed"] and seeds["periods"][1]["seed"] is None
+    assert seeds["words"] == {"verified": "verified", "failed": "does not match"}
