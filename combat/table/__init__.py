@@ -27,10 +27,13 @@ An action is one transaction (``@transaction.atomic``) that, in this order:
    every action in the round asks it, and the referee may rule otherwise, which the entry
    records as its ``despite_surprise``); each raises ``Refused`` with a message naming the
    combatant, which rolls everything back.
-3. asks ``rules`` for the outcome, with :data:`RNG` (the server's dice) or the dice typed
-   in from the table, and **changes hit points** only through :func:`set_hp` or
-   :func:`hurt`, which return the entry's effect (``{"combatant": pk, "hp": change}``, what
-   an undo reverses) and whether the change killed.
+3. asks ``rules`` for the outcome, with :data:`RNG` (the server's dice, sealed before the
+   roll and kept as the entry's proof: :mod:`combat.table.dice`; an action that may be
+   secret asks :func:`kept_secret` before its first die, so that a secret roll's dice come
+   from the secret stream) or the dice typed in from the table, and **changes hit points**
+   only through :func:`set_hp` or :func:`hurt`, which return the entry's effect
+   (``{"combatant": pk, "hp": change}``, what an undo reverses) and whether the change
+   killed.
 4. **records** exactly one log entry with :func:`record` (or, for a change that writes no
    entry, :func:`touch`), its ``secret`` from :func:`kept_secret`. ``record`` numbers the
    entry with the encounter's next sequence number (and the next public one, unless it is
