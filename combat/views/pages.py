@@ -108,6 +108,12 @@ def log(request: HttpRequest, slug: str) -> HttpResponse:
             "back": encounter_url(viewer),
             "show_numbers": viewer.is_referee or viewer.encounter.show_foe_hp,
             "on_log_page": True,
+            # The server dice's seal: the entries' dice are shown and checked against it.
+            "seal": (
+                viewer.encounter.dice_period,
+                viewer.encounter.dice_commitment,
+                viewer.encounter.secret_commitment if viewer.is_referee else "",
+            ),
         },
     )
 

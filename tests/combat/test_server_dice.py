@@ -418,3 +418,12 @@ def test_the_logs_marks_ask_for_the_seeds_alone(referee, player, encounter, figh
     assert set(seeds) == {"version", "periods", "words"} and len(seeds["periods"]) == 2
     assert seeds["periods"][0]["seed"] and seeds["periods"][1]["seed"] is None
     assert seeds["words"] == {"verified": "verified", "failed": "does not match"}
+
+
+def test_the_whole_log_shows_the_seal_its_dice_are_checked_against(
+    player, encounter, fighter, goblin
+):
+    _attack(player, encounter, fighter, goblin)
+    html = player.get(reverse("log", args=[encounter.slug])).content.decode()
+    assert 'id="dice-seal"' in html and "dice-proof" in html
+    assert f"<code>{encounter.dice_commitment[:16]}</code>" in html
