@@ -107,6 +107,7 @@ from combat.table.record import (
     kept_secret,
     record,
     touch,
+    usable_key,
 )
 from combat.table.rolls import RNG, damage_data, modifiers, roll_data
 
@@ -157,5 +158,6 @@ __all__ = [
     "undo",
     "undoing",
     "unsurprised",
+    "usable_key",
     "where",
 ]

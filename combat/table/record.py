@@ -26,11 +26,19 @@ class Repeated(Exception):
 _KEY = Prepared(lambda encounter, key: ActionKey.objects.filter(encounter=encounter, key=key))
 
 
+def usable_key(key: str) -> bool:
+    """Whether ``key`` can be a one-time key: one no form could carry (too long, a NUL byte
+    PostgreSQL refuses in text) cannot."""
+    return (
+        bool(key) and len(key) <= ActionKey._meta.get_field("key").max_length and "\x00" not in key
+    )
+
+
 def first_result(viewer: Viewer, key: str) -> tuple[bool, LogEntry | None]:
     """Whether ``key`` was already applied on this encounter, and the entry it made. A key no
-    form could carry (too long, a NUL byte PostgreSQL refuses in text) was never applied:
-    the form then says what is wrong with it."""
-    if not key or len(key) > ActionKey._meta.get_field("key").max_length or "\x00" in key:
+    form could carry (:func:`usable_key`) was never applied: the form then says what is wrong
+    with it."""
+    if not usable_key(key):
         return False, None
     found = next(iter(_KEY(viewer.encounter.pk, key)), None)
     return found is not None, found.entry if found else None

@@ -76,10 +76,11 @@ def rotate(request: HttpRequest, slug: str) -> HttpResponse:
     """The referee reveals the open period's seed now and seals a new one: every roll so far
     can be checked at once, and the next ones are sealed anew."""
     viewer = referee_for(request, slug)
+    once = request.POST.get("once", "")
     try:
         with transaction.atomic():
             table.reveal(viewer.encounter)
-            table.touch(viewer, request.POST.get("once", ""))
+            table.touch(viewer, once if table.usable_key(once) else "")
     except table.Repeated:
         pass  # sent twice: the first sending revealed it
     return redirect("dice", slug)
