@@ -62,6 +62,9 @@ Verification (:func:`verify`; ``static/dice-proof.js`` does exactly the same in 
 4. A secret roll has its own seed, so its roll number is always 1: SHA-256(seed) must equal its
    commitment (problem "seed") and die i must equal ``die(seed, 1, i, player, sides)`` (problem
    "die"). A secret roll whose seed is null is "committed".
+4a. A roll that says which dice its log entry's text shows (``shown``: a list of values; Fray's
+   documents say it) must show exactly its dice, in any order, else it fails with problem
+   "shown": the log was changed after the roll and its proof was not.
 5. The report::
 
        {"ok": bool,  # nothing failed: no roll and no period
@@ -69,7 +72,7 @@ Verification (:func:`verify`; ``static/dice-proof.js`` does exactly the same in 
         "periods": [{"number": int|None, "state": "verified"|"committed"|"failed"}],
         "rolls": [{"entry": int|None, "period": int|None, "roll": int|None, "secret": bool,
                    "state": "verified"|"committed"|"failed",
-                   "problem": None|"seed"|"die"|"order"|"period"|"malformed",
+                   "problem": None|"seed"|"die"|"order"|"period"|"malformed"|"shown",
                    "dice": [{"index": int, "sides": int|None, "value": int|None,
                              "expected": int|None, "ok": bool|None}]}]}
 
@@ -298,6 +301,23 @@ def _dice_report(
     return reports, well_formed, all_ok
 
 
+def _shows(item: object) -> bool:
+    """Whether a roll's ``shown`` (the dice its log entry's text shows, when the document
+    says) are its dice, in any order; a roll that does not say passes."""
+    shown = _field(item, "shown")
+    if shown is None:
+        return True
+    dice = _field(item, "dice")
+    if not isinstance(shown, list) or not isinstance(dice, list):
+        return False
+    pairs = [pair if isinstance(pair, list) and len(pair) == 2 else [None, None] for pair in dice]
+    values = [_whole(pair[1]) for pair in pairs]
+    told = [_whole(value) for value in shown]
+    if None in values or None in told:
+        return False
+    return sorted(told) == sorted(values)  # type: ignore[type-var]
+
+
 def _field(item: object, name: str) -> object:
     return item.get(name) if isinstance(item, dict) else None
 
@@ -311,7 +331,7 @@ def _roll_report(
     state: str,
     dice: list[dict],
 ) -> dict:
-    order = ("malformed", "period", "seed", "order", "die")
+    order = ("malformed", "period", "seed", "order", "die", "shown")
     problem = next((p for p in order if p in problems), None)
     return {
         "entry": entry,
@@ -408,6 +428,8 @@ def verify(document: object) -> dict:
             problems.append("malformed")
         if not all_ok:
             problems.append("die")
+        if not _shows(item):
+            problems.append("shown")
         roll_reports.append(_roll_report(entry, period, roll, False, problems, state, dice))
 
     for item in secrets_:
@@ -435,6 +457,8 @@ def verify(document: object) -> dict:
             problems.append("malformed")
         if not all_ok:
             problems.append("die")
+        if not _shows(item):
+            problems.append("shown")
         roll_reports.append(_roll_report(entry, None, 1, True, problems, state, dice))
 
     counts = {"verified": 0, "committed": 0, "failed": 0}

@@ -90,6 +90,7 @@
     if (result.problem === "order") { why.push(say(L.problemOrder, { roll: result.roll })); }
     if (result.problem === "period") { why.push(L.problemPeriod); }
     if (result.problem === "malformed") { why.push(L.problemMalformed); }
+    if (result.problem === "shown") { why.push(L.problemShown); }
     if (result.problem === "seed" && result.secret) { why.push(L.problemSeed); }
     if (result.seen !== undefined) {
       why.push(say(L.problemSeen, { dice: result.seen.split(" ").map(function (pair) {

@@ -22,7 +22,7 @@
   var BAD_SECRET = 'the "secret" of a dice proof, when present, must be a list';
   var BAD_VERSION = "this dice proof is not of version " + VERSION +
     ", the only one this verifier reads";
-  var PROBLEMS = ["malformed", "period", "seed", "order", "die"];
+  var PROBLEMS = ["malformed", "period", "seed", "order", "die", "shown"];
 
   // ----- SHA-256 and HMAC-SHA256 in plain JavaScript (FIPS 180-4, RFC 2104) -----
 
@@ -196,6 +196,24 @@
 
   function isObject(value) {
     return value !== null && typeof value === "object" && !Array.isArray(value);
+  }
+
+  // Whether a roll's "shown" (the dice its log entry's text shows, when the document says)
+  // are its dice, in any order; a roll that does not say passes.
+  function shows(item) {
+    var shown = field(item, "shown");
+    if (shown === null) { return true; }
+    var dice = field(item, "dice");
+    if (!isList(shown) || !isList(dice)) { return false; }
+    var values = dice.map(function (pair) {
+      return isList(pair) && pair.length === 2 ? whole(pair[1]) : null;
+    });
+    var told = shown.map(whole);
+    if (values.indexOf(null) >= 0 || told.indexOf(null) >= 0) { return false; }
+    var byValue = function (a, b) { return a - b; };
+    values.sort(byValue);
+    told.sort(byValue);
+    return values.length === told.length && values.every(function (v, k) { return v === told[k]; });
   }
 
   function field(item, name) {
@@ -390,6 +408,7 @@
       checked = await diceReport(field(item, "dice"), readable ? key : null, roll, player);
       if (!checked[1]) { problems.push("malformed"); }
       if (!checked[2]) { problems.push("die"); }
+      if (!shows(item)) { problems.push("shown"); }
       rollReports.push(rollReport(entry, period, roll, false, problems, state, checked[0]));
     }
 
@@ -418,6 +437,7 @@
       checked = await diceReport(field(item, "dice"), key, 1, player);
       if (!checked[1]) { problems.push("malformed"); }
       if (!checked[2]) { problems.push("die"); }
+      if (!shows(item)) { problems.push("shown"); }
       rollReports.push(rollReport(entry, null, 1, true, problems, state, checked[0]));
     }
 

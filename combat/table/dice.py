@@ -38,7 +38,8 @@ from typing import Any
 from django.db import connections, router, transaction
 from django.db.models import F
 
-from combat.models import DiceSeed, Encounter, LogEntry
+from combat.models import DiceSeed, Encounter, EntryKind, LogEntry
+from combat.unseen import for_players
 from rules import fair
 
 logger = logging.getLogger(__name__)
@@ -291,6 +292,62 @@ def reveal(encounter: Encounter, *, only_if_rolled: bool = False) -> DiceSeed | 
     return DiceSeed.objects.create(encounter=encounter, number=period, seed=seed, rolls=rolls)
 
 
+# What an entry's data holds besides what it says: the round as it was (for an undo), who was
+# hidden, what players saw of a secret entry, its group.
+_NOT_SAID = frozenset({"before", "before_morale", "unseen", "public", "group", "awards"})
+
+
+def shown_dice(kind: str, data: Any) -> list[int] | None:
+    """The server's dice ``data`` (an entry's, as its reader reads it) shows: every roll's
+    natural and every list of dice not typed in, a monster's escape roll, and the round's own
+    lists (surprise, initiative). None for data that is not an entry's."""
+    if not isinstance(data, dict):
+        return None
+    found: list[int] = []
+    _walk(data, found)
+    if kind == EntryKind.COMBAT and isinstance(data.get("surprise"), dict):
+        for side in ("party", "foes"):  # [natural, typed in, surprised]
+            found += _untyped(data["surprise"].get(side))
+    if kind == EntryKind.INITIATIVE:
+        for side in ("party", "foes"):  # [natural, typed in]
+            found += _untyped(data.get(side))
+        for rerolled in data.get("rerolls") or ():  # [party, foes]: the server's
+            found += [n for n in rerolled if _whole(n)] if isinstance(rerolled, list) else []
+        for row in data.get("rolls") or ():  # [name, natural, typed in, modifier, total]
+            found += _untyped(row[1:3] if isinstance(row, list) else None)
+    return found
+
+
+def _walk(value: Any, found: list[int]) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _walk(item, found)
+        return
+    if not isinstance(value, dict):
+        return
+    typed = bool(value.get("entered"))
+    if _whole(value.get("natural")) and not typed:
+        found.append(value["natural"])
+    if isinstance(value.get("dice"), list) and not typed:
+        found += [n for n in value["dice"] if _whole(n)]
+    if _whole(value.get("escape")) and not value.get("escape_entered"):
+        found.append(value["escape"])
+    for key, item in value.items():
+        if key not in _NOT_SAID and key not in ("natural", "dice", "escape"):
+            _walk(item, found)
+
+
+def _untyped(pair: Any) -> list[int]:
+    """``[natural, typed in, ...]``: the natural, when the server rolled it."""
+    if isinstance(pair, list) and len(pair) >= 2 and _whole(pair[0]) and not pair[1]:
+        return [pair[0]]
+    return []
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def periods(encounter: Encounter) -> list[dict[str, Any]]:
     """Every period of ``encounter``'s dice: those over, with their revealed seeds, and the
     open one, its seal alone."""
@@ -314,19 +371,24 @@ def document(encounter: Encounter, *, referee: bool) -> dict[str, Any]:
         LogEntry.objects.filter(encounter=encounter)
         .exclude(proof={})
         .order_by("seq")
-        .values_list("seq", "public_seq", "secret", "proof", "data__shown")
+        .values_list("seq", "public_seq", "secret", "proof", "kind", "data")
     )
-    for seq, public_seq, is_secret, proof, shown in entries:
+    for seq, public_seq, is_secret, proof, kind, data in entries:
         if not isinstance(proof, dict):
             continue
         number = seq if referee else public_seq
-        public = proof.get("public")
+        shown = isinstance(data, dict) and data.get("shown")
+        public, hidden = proof.get("public"), proof.get("secret")
+        # The dice the entry's text shows, as this viewer reads it: for a roll that is the
+        # entry's only one (players read an entry without its hidden ones' dice).
+        said = shown_dice(kind, data if referee else for_players(data))
+        alone = said is not None and (not isinstance(public, dict) or not isinstance(hidden, dict))
         if isinstance(public, dict) and (referee or not is_secret):
-            rolls.append({"entry": number, **public})
-        hidden = proof.get("secret")
+            told = alone or (not referee and said is not None)
+            rolls.append({"entry": number, **public} | ({"shown": said} if told else {}))
         # Players: a secret roll the referee showed them (``table.show``), with its own seed.
         if isinstance(hidden, dict) and (referee or (shown and not is_secret)):
-            secret.append({"entry": number, **hidden})
+            secret.append({"entry": number, **hidden} | ({"shown": said} if alone else {}))
     found: dict[str, Any] = {"version": fair.VERSION, "periods": periods_, "rolls": rolls}
     if referee or secret:
         found["secret"] = secret

@@ -427,3 +427,24 @@ def test_the_whole_log_shows_the_seal_its_dice_are_checked_against(
     html = player.get(reverse("log", args=[encounter.slug])).content.decode()
     assert 'id="dice-seal"' in html and "dice-proof" in html
     assert f"<code>{encounter.dice_commitment[:16]}</code>" in html
+
+
+def test_a_natural_changed_in_the_log_and_not_in_its_proof_fails(
+    referee, player, encounter, fighter, goblin, tmp_path: Path
+):
+    """The proof's dice still derive from the seed; the entry's text says otherwise."""
+    entry = _attack(player, encounter, fighter, goblin)
+    referee.post(reverse("dice_rotate", args=[encounter.slug]))
+    assert fair.verify(_proofs(player, encounter))["ok"]
+    data = dict(entry.data)
+    data["roll"] = dict(data["roll"], natural=data["roll"]["natural"] % 20 + 1)
+    LogEntry.objects.filter(pk=entry.pk).update(data=data)
+    for client in (player, referee):
+        report = fair.verify(_proofs(client, encounter))
+        assert [(r["state"], r["problem"]) for r in report["rolls"]] == [("failed", "shown")]
+    path = tmp_path / "changed.json"
+    path.write_text(json.dumps(_exported(referee, encounter)))
+    out = StringIO()
+    with pytest.raises(CommandError):
+        call_command("verify_dice", str(path), stdout=out)
+    assert "shows other dice than its proof" in out.getvalue()

@@ -167,7 +167,14 @@ def _documents() -> list[object]:
         {"periods": [], "rolls": [], "version": 2},
         {"periods": [], "rolls": [], "version": None},
     ]
+    shown = copy.deepcopy(good)  # each roll says the dice its entry shows: right, then one not
+    for roll in shown["rolls"] + shown["secret"]:
+        roll["shown"] = [value for _sides, value in reversed(roll["dice"])]
+    not_shown = copy.deepcopy(shown)
+    not_shown["rolls"][0]["shown"][0] = not_shown["rolls"][0]["shown"][0] % 20 + 1
+    not_shown["secret"][0]["shown"] = [1.5]
     documents: list[object] = [good, tampered, wrong_seed, other_seed, gap, repeat, unordered]
+    documents += [shown, not_shown]
     documents += [seed_and_order, die_and_order, malformed_and_order]
     documents += [malformed, junk, {"periods": [], "rolls": [], "secret": None}, *refused]
     return documents + _mutations(good, 60)
@@ -257,7 +264,7 @@ def test_verify_gives_the_same_report_as_python(dice_page):
     reports = [json.loads(a) for a in expected]
     # The documents reach every state and every problem, so the comparison means something.
     problems = {r["problem"] for report in reports if "rolls" in report for r in report["rolls"]}
-    assert problems == {None, "seed", "die", "order", "period", "malformed"}
+    assert problems == {None, "seed", "die", "order", "period", "malformed", "shown"}
     assert sum("error" in report for report in reports) >= 7
     assert reports[0]["ok"] is True
 

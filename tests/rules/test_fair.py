@@ -814,7 +814,7 @@ def check_report_shape(report: dict, document: dict) -> None:
         assert set(roll) == {"entry", "period", "roll", "secret", "state", "problem", "dice"}
         assert roll["state"] in {"verified", "committed", "failed"}
         assert (roll["problem"] is None) == (roll["state"] != "failed")
-        assert roll["problem"] in {None, "seed", "die", "order", "period", "malformed"}
+        assert roll["problem"] in {None, "seed", "die", "order", "period", "malformed", "shown"}
         for d in roll["dice"]:
             assert set(d) == {"index", "sides", "value", "expected", "ok"}
     failed = any(x["state"] == "failed" for x in report["periods"] + report["rolls"])
@@ -841,3 +841,34 @@ def test_anything_at_all_is_a_report_or_a_value_error(value):
     except ValueError:
         return
     check_report_shape(report, value)
+
+
+def _shown(document: dict) -> dict:
+    """``document`` with each roll saying the dice its entry's text shows (its own, reversed:
+    the order does not matter)."""
+    for roll in document["rolls"] + document["secret"]:
+        roll["shown"] = [value for _sides, value in reversed(roll["dice"])]
+    return document
+
+
+def test_a_roll_whose_entry_shows_its_dice_verifies_in_any_order():
+    report = fair.verify(_shown(a_document()))
+    assert report["ok"] is True and report["counts"]["verified"] == 4
+
+
+@pytest.mark.parametrize("where", ["rolls", "secret"])
+def test_an_entry_that_shows_other_dice_than_its_proof_fails_with_shown(where):
+    """The log's data changed and its proof not (a natural edited in the database): the
+    derived dice still match the proof, but not what the entry says."""
+    document = _shown(a_document())
+    roll = document[where][0]
+    roll["shown"][0] = roll["shown"][0] % 20 + 1
+    got = states(fair.verify(document))
+    assert got[0 if where == "rolls" else 5] == ("failed", "shown")
+
+
+@pytest.mark.parametrize("shown", [[], "14", [None], [1.5], [True], [20, 20, 20, 20]])
+def test_a_shown_list_that_cannot_be_the_rolls_dice_fails(shown):
+    document = a_document()
+    document["rolls"][0]["shown"] = shown
+    assert states(fair.verify(document))[0] == ("failed", "shown")

@@ -23,6 +23,7 @@ PROBLEMS = {
     "order": "its roll number skips or repeats one",
     "period": "it names a period the file does not list",
     "malformed": "it cannot be read",
+    "shown": "its log entry shows other dice than its proof",
 }
 
 
