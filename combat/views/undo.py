@@ -3,6 +3,8 @@ to players. The rolls themselves are panels (``combat.views.panels``)."""
 
 from __future__ import annotations
 
+import contextlib
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
@@ -51,6 +53,12 @@ def show(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     its dice and their proof with it."""
     viewer = referee_for(request, slug)
     entry = get_object_or_404(LogEntry, encounter=viewer.encounter, seq=seq)
+    back = request.POST.get("next", "")
+    if (not request.htmx or request.htmx.boosted) and back.startswith(reverse("log", args=[slug])):
+        # From the whole-log page (no live panel there): shown, then back to that page.
+        with contextlib.suppress(Refused, table.Repeated):
+            table.show(viewer, entry)
+        return redirect(back)
     try:
         result = table.show(viewer, entry)
     except Refused as refused:

@@ -448,3 +448,22 @@ def test_a_natural_changed_in_the_log_and_not_in_its_proof_fails(
     with pytest.raises(CommandError):
         call_command("verify_dice", str(path), stdout=out)
     assert "shows other dice than its proof" in out.getvalue()
+
+
+def test_a_secret_roll_is_shown_from_the_whole_log_page_too(referee, encounter, fighter, lurker):
+    referee.post(
+        reverse("attack", args=[encounter.slug]),
+        {"actor": lurker.pk, "target": fighter.pk, "mode": "melee", "damage": "1d6"},
+    )
+    secret = LogEntry.objects.get(encounter=encounter)
+    log = reverse("log", args=[encounter.slug])
+    page = referee.get(log).content.decode()
+    assert (
+        'name="next"' in page and reverse("show_entry", args=[encounter.slug, secret.seq]) in page
+    )
+    response = referee.post(
+        reverse("show_entry", args=[encounter.slug, secret.seq]), {"next": log + "?page=1"}
+    )
+    assert response.status_code == 302 and response["Location"] == log + "?page=1"
+    shown = LogEntry.objects.filter(encounter=encounter, secret=False).get()
+    assert shown.data["shown"] == secret.seq
