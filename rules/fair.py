@@ -301,6 +301,16 @@ def _dice_report(
     return reports, well_formed, all_ok
 
 
+def _dice_problems(item: object, well_formed: bool, all_ok: bool) -> list[str]:
+    """What a roll's dice say is wrong with it: unreadable, not the seed's, not its entry's."""
+    found = [] if well_formed else ["malformed"]
+    if not all_ok:
+        found.append("die")
+    if not _shows(item):
+        found.append("shown")
+    return found
+
+
 def _shows(item: object) -> bool:
     """Whether a roll's ``shown`` (the dice its log entry's text shows, when the document
     says) are its dice, in any order; a roll that does not say passes."""
@@ -424,12 +434,7 @@ def verify(document: object) -> dict:
             roll,
             player,  # type: ignore[arg-type]
         )
-        if not well_formed:
-            problems.append("malformed")
-        if not all_ok:
-            problems.append("die")
-        if not _shows(item):
-            problems.append("shown")
+        problems += _dice_problems(item, well_formed, all_ok)
         roll_reports.append(_roll_report(entry, period, roll, False, problems, state, dice))
 
     for item in secrets_:
@@ -453,12 +458,7 @@ def verify(document: object) -> dict:
             else:
                 problems.append("seed")
         dice, well_formed, all_ok = _dice_report(_field(item, "dice"), key, 1, player)  # type: ignore[arg-type]
-        if not well_formed:
-            problems.append("malformed")
-        if not all_ok:
-            problems.append("die")
-        if not _shows(item):
-            problems.append("shown")
+        problems += _dice_problems(item, well_formed, all_ok)
         roll_reports.append(_roll_report(entry, None, 1, True, problems, state, dice))
 
     counts = {"verified": 0, "committed": 0, "failed": 0}
