@@ -213,13 +213,8 @@ def round_context(
         "your_turn": bool(own & now.acting_ids),
         "at": marker(encounter),
         "initiative_mode": encounter.initiative_mode,
-        # The server's dice (combat.table.dice): the open period and its seal, shown before
-        # every roll it covers; the next secret roll's seal, to the referee only.
-        "seal": (
-            encounter.dice_period,
-            encounter.dice_commitment,
-            encounter.secret_commitment if referee else "",
-        ),
+        # The server's dice' seal, shown before every roll it covers (combat.table.dice).
+        "seal": table.seal(encounter, referee=referee),
     }
 
 

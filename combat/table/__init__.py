@@ -84,7 +84,7 @@ from combat.table.actions import (
     undo,
 )
 from combat.table.attack import LOCATION_FIELDS, Attack, classic_damage, deal_damage, where
-from combat.table.dice import UNLOGGED, own_roll, reveal, secret_dice, server_dice
+from combat.table.dice import UNLOGGED, own_roll, reveal, seal, secret_dice, server_dice
 from combat.table.hooks import Announcer, HitLocations, connect, undoing
 from combat.table.life import (
     able,
@@ -149,6 +149,7 @@ __all__ = [
     "rest",
     "reveal",
     "roll_data",
+    "seal",
     "secret_dice",
     "server_dice",
     "set_hp",

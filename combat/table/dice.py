@@ -348,6 +348,29 @@ def _whole(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def readable(
+    proof: Any, data: Any, *, secret: bool, referee: bool
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The parts of an entry's ``proof`` a viewer may read, ``(public, secret)``: players, the
+    public roll of an entry they read whole, and the secret one of a secret roll the referee
+    showed them (``table.show``: it carries its own seed); the referee, both. The one rule the
+    log's marks and the proof document follow."""
+    proof = proof if isinstance(proof, dict) else {}
+    public, hidden = proof.get("public"), proof.get("secret")
+    shown = not secret and isinstance(data, dict) and bool(data.get("shown"))
+    return (
+        public if isinstance(public, dict) and (referee or not secret) else None,
+        hidden if isinstance(hidden, dict) and (referee or shown) else None,
+    )
+
+
+def seal(encounter: Encounter, *, referee: bool) -> tuple[int, str, str]:
+    """What the seal shows a viewer: the open period, its commitment and, to the referee, the
+    next secret roll's."""
+    secret = encounter.secret_commitment if referee else ""
+    return encounter.dice_period, encounter.dice_commitment, secret
+
+
 def periods(encounter: Encounter) -> list[dict[str, Any]]:
     """Every period of ``encounter``'s dice: those over, with their revealed seeds, and the
     open one, its seal alone."""
@@ -374,21 +397,16 @@ def document(encounter: Encounter, *, referee: bool) -> dict[str, Any]:
         .values_list("seq", "public_seq", "secret", "proof", "kind", "data")
     )
     for seq, public_seq, is_secret, proof, kind, data in entries:
-        if not isinstance(proof, dict):
-            continue
+        public, hidden = readable(proof, data, secret=is_secret, referee=referee)
         number = seq if referee else public_seq
-        shown = isinstance(data, dict) and data.get("shown")
-        public, hidden = proof.get("public"), proof.get("secret")
-        # The dice the entry's text shows, as this viewer reads it: for a roll that is the
-        # entry's only one (players read an entry without its hidden ones' dice).
+        # The dice the entry's text shows, as this viewer reads it (players, without its hidden
+        # ones' dice): said of a roll that is all the entry shows this viewer.
         said = shown_dice(kind, data if referee else for_players(data))
-        alone = said is not None and (not isinstance(public, dict) or not isinstance(hidden, dict))
-        if isinstance(public, dict) and (referee or not is_secret):
-            told = alone or (not referee and said is not None)
-            rolls.append({"entry": number, **public} | ({"shown": said} if told else {}))
-        # Players: a secret roll the referee showed them (``table.show``), with its own seed.
-        if isinstance(hidden, dict) and (referee or (shown and not is_secret)):
-            secret.append({"entry": number, **hidden} | ({"shown": said} if alone else {}))
+        told = {"shown": said} if said is not None and not (public and hidden) else {}
+        if public:
+            rolls.append({"entry": number, **public} | told)
+        if hidden:
+            secret.append({"entry": number, **hidden} | told)
     found: dict[str, Any] = {"version": fair.VERSION, "periods": periods_, "rolls": rolls}
     if referee or secret:
         found["secret"] = secret

@@ -25,6 +25,7 @@ from combat.fragments import drawn, entry_notice, part_notice, row_notice, tidy
 from combat.jinja import render
 from combat.lru import Lru
 from combat.models import SHOWABLE, Combatant, ConditionKind, LogEntry, Side
+from combat.table import dice
 
 register = template.Library()
 
@@ -92,15 +93,9 @@ def shown_proofs(entry: LogEntry, *, referee: bool) -> list[dict[str, Any]]:
     carries them: players, the public roll of an entry they read whole, and the secret one of
     a secret roll the referee showed them; the referee, every secret one too, with its seed
     (each secret roll's own, revealed with it)."""
-    proof = entry.proof if isinstance(entry.proof, dict) else {}
-    shown = []
-    public = proof.get("public")
-    if isinstance(public, dict) and (referee or not entry.secret):
-        shown.append({**public, "secret": False, **_dice_of(public)})
-    hidden = proof.get("secret")
-    # A secret roll the referee showed players carries its own seed to them.
-    shows = not entry.secret and isinstance(entry.data, dict) and entry.data.get("shown")
-    if (referee or shows) and isinstance(hidden, dict):
+    public, hidden = dice.readable(entry.proof, entry.data, secret=entry.secret, referee=referee)
+    shown = [{**public, "secret": False, **_dice_of(public)}] if public else []
+    if hidden:
         shown.append({**hidden, "secret": True, "period": "", "roll": 1, **_dice_of(hidden)})
     return shown
 

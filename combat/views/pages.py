@@ -109,11 +109,7 @@ def log(request: HttpRequest, slug: str) -> HttpResponse:
             "show_numbers": viewer.is_referee or viewer.encounter.show_foe_hp,
             "on_log_page": True,
             # The server dice's seal: the entries' dice are shown and checked against it.
-            "seal": (
-                viewer.encounter.dice_period,
-                viewer.encounter.dice_commitment,
-                viewer.encounter.secret_commitment if viewer.is_referee else "",
-            ),
+            "seal": table.seal(viewer.encounter, referee=viewer.is_referee),
         },
     )
 
