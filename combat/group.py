@@ -227,7 +227,7 @@ def area_effect(
             raise Refused("target_is_dead", name=exposed.target.name)
     # Players may learn of the effect unless it is secret or touched only what they cannot see.
     unseen = all(rows[t.target.pk].hidden for t in targets)
-    head_secret = (viewer.is_referee and secret) or unseen
+    head_secret = table.secret_for(viewer, secret) or unseen
     # The damage heads the group (written last, newest first): its dice are a roll of its own,
     # numbered after the saves rolled by the server now, each a public roll of its own.
     public_saves = sum(
@@ -235,7 +235,7 @@ def area_effect(
         for t in targets
         if t.natural is None
         and not (players_roll and rows[t.target.pk].seat_id)
-        and not ((viewer.is_referee and secret) or rows[t.target.pk].hidden)
+        and not table.secret_for(viewer, secret, rows[t.target.pk])
     )
     with table.own_roll(head_secret, after=public_saves) as damage_roll:
         rolled = dice.roll(damage, rng=table.RNG, entered=damage_dice)
@@ -253,7 +253,7 @@ def area_effect(
                 modifier=modifier,
                 amount=amount,
                 on_save=on_save,
-                secret=(viewer.is_referee and secret) or target.hidden,
+                secret=table.secret_for(viewer, secret, target),
                 label=label,
                 group=group | {"index": index},
             )

@@ -106,6 +106,7 @@ from combat.table.record import (
     first_result,
     kept_secret,
     record,
+    secret_for,
     touch,
     usable_key,
 )
@@ -151,6 +152,7 @@ __all__ = [
     "roll_data",
     "seal",
     "secret_dice",
+    "secret_for",
     "server_dice",
     "set_hp",
     "show",

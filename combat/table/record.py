@@ -55,11 +55,16 @@ def claim(viewer: Viewer, once: str, entry: LogEntry | None = None) -> None:
     raise Repeated(once)
 
 
+def secret_for(viewer: Viewer, wanted: bool, *combatants: Combatant) -> bool:
+    """Whether an entry is secret: when the referee asks, and always when a hidden combatant
+    takes part (players must not learn of it from the log)."""
+    return (viewer.is_referee and wanted) or any(c.hidden for c in combatants)
+
+
 def kept_secret(viewer: Viewer, wanted: bool, *combatants: Combatant) -> bool:
-    """Secret when the referee asks, and always when a hidden combatant takes part: players
-    must not learn of it from the log. Asked before the action's first die: a secret
-    action's dice come from the secret stream (``combat.table.dice``)."""
-    secret = (viewer.is_referee and wanted) or any(c.hidden for c in combatants)
+    """:func:`secret_for`, said by the action about to roll: asked before its first die, so
+    that a secret action's dice come from the secret stream (``combat.table.dice``)."""
+    secret = secret_for(viewer, wanted, *combatants)
     if secret:
         dice.secret_action()
     return secret
