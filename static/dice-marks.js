@@ -38,8 +38,6 @@
   // revealed (dice-proof.js, loaded then): "verified", or which die is not.
   var proofSeeds = {};
   var words = null;  // "verified", "does not match", in the reader's language (proofs.json)
-  // Dice are written d20, k20 (Czech) or к20 (Russian, Ukrainian): rules/dice.py.
-  var LETTERS = { cs: "k", ru: "к", uk: "к" };
   var proofScheduled = false;
   function proofsLater() {
     if (proofScheduled) { return; }
@@ -69,7 +67,7 @@
     if (!seal) { return; }
     var proofsUrl = seal.querySelector("a").getAttribute("href") + "proofs.json?seeds";
     var slug = proofsUrl.split("/")[2];
-    var letter = LETTERS[document.documentElement.lang] || "d";
+    var letter = seal.dataset.letter;  // d, k or к, as the reader's language writes dice
     var seals = recall("fray-seals:" + slug, {});
     if (!seals[seal.dataset.period]) {
       seals[seal.dataset.period] = seal.querySelector("code").textContent;
@@ -125,7 +123,7 @@
     var dice = mark.dataset.d ? mark.dataset.d.split(" ") : [];
     var roll = Number(mark.dataset.r);
     mark.dataset.state = "checking";
-    window.FrayDice.sha256Hex(hexBytes(seed)).then(function (commitment) {
+    window.FrayDice.commitment(seed).then(function (commitment) {
       var sealed = commitment.indexOf(promised) === 0;  // (a seal shown: its first 16 digits)
       var ok = sealed;
       return Promise.all(dice.map(function (pair, index) {
@@ -143,11 +141,6 @@
           (ok ? words.verified : words.failed);
       });
     }).catch(function () { delete mark.dataset.state; });
-  }
-  function hexBytes(hex) {
-    var bytes = new Uint8Array(hex.length / 2);
-    for (var i = 0; i < bytes.length; i++) { bytes[i] = parseInt(hex.substr(i * 2, 2), 16); }
-    return bytes;
   }
   document.addEventListener("htmx:oobAfterSwap", proofsLater);
   document.addEventListener("htmx:afterSettle", proofsLater);

@@ -74,6 +74,12 @@ def term(value: int) -> str:
     return f"{'−' if value < 0 else '+'}\u00a0{abs(value)}"
 
 
+@register.simple_tag
+def die_letter() -> str:
+    """The letter the viewer's language writes dice with (d, k, к: ``rules.dice``)."""
+    return dice.die_letter_for(get_language() or "en")
+
+
 @register.filter
 def dice_notation(expression: str) -> str:
     """A dice expression as the viewer's language writes it: 1d20, 1k20, 1к20."""

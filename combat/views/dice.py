@@ -7,7 +7,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language, pgettext
+from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET, require_POST
 
 from combat import table
@@ -15,7 +15,6 @@ from combat.access import Viewer, referee_for, shows_display, viewer_of
 from combat.models import Encounter
 from combat.table import dice
 from combat.views.common import encounter_url
-from rules import dice as rules_dice
 from rules import fair
 
 
@@ -44,7 +43,6 @@ def page(request: HttpRequest, slug: str) -> HttpResponse:
         "back": encounter_url(viewer)
         if viewer.is_referee or viewer.seat
         else reverse("display", args=[slug]),
-        "die_letter": rules_dice.die_letter_for(get_language() or "en"),
     }
     return render(request, "combat/dice.html", context)
 
