@@ -18,18 +18,24 @@ from combat.models import LogEntry
 from combat.views.common import panel_reply
 
 
+def from_log_page(request: HttpRequest, slug: str) -> str | None:
+    """Where to go back to when an entry's button was pressed on the whole-log page (no live
+    panel there: the page comes back whole); None on the table's own page. Its form is boosted
+    only so that htmx asks first (hx-confirm)."""
+    back = request.POST.get("next", "")
+    if (not request.htmx or request.htmx.boosted) and back.startswith(reverse("log", args=[slug])):
+        return back
+    return None
+
+
 @require_POST
 def undo(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     viewer = referee_for(request, slug)
     entry = get_object_or_404(LogEntry, encounter=viewer.encounter, seq=seq)
-    back = request.POST.get("next", "")
-    if (not request.htmx or request.htmx.boosted) and back.startswith(reverse("log", args=[slug])):
-        # From the whole-log page (no live panel there): apply, then back to that page. Its
-        # form is boosted only so that htmx asks first (hx-confirm): the page comes back whole.
-        try:
+    back = from_log_page(request, slug)
+    if back is not None:  # apply, then back to that page
+        with contextlib.suppress(table.AlreadyUndone, Refused):
             table.undo(viewer, entry)
-        except (table.AlreadyUndone, Refused):
-            pass
         return redirect(back)
     try:
         result = table.undo(viewer, entry)
@@ -53,9 +59,8 @@ def show(request: HttpRequest, slug: str, seq: int) -> HttpResponse:
     its dice and their proof with it."""
     viewer = referee_for(request, slug)
     entry = get_object_or_404(LogEntry, encounter=viewer.encounter, seq=seq)
-    back = request.POST.get("next", "")
-    if (not request.htmx or request.htmx.boosted) and back.startswith(reverse("log", args=[slug])):
-        # From the whole-log page (no live panel there): shown, then back to that page.
+    back = from_log_page(request, slug)
+    if back is not None:  # shown, then back to that page
         with contextlib.suppress(Refused, table.Repeated):
             table.show(viewer, entry)
         return redirect(back)
